@@ -1,0 +1,72 @@
+import type { ErrorCode } from "./errors.ts";
+
+/** A queue of the topology, declared as data: its name and the delays between attempts. */
+export interface QueueDefinition {
+  name: string;
+  /** Delay before each retry; a message is tried `retryDelaysMs.length + 1` times, then dead-lettered. */
+  retryDelaysMs: readonly number[];
+}
+
+export interface PublishOptions {
+  /** Stable id of the message (the row it works on); defaults to a random one. */
+  messageId?: string;
+}
+
+/** What a handler decides about one message. */
+export type HandlerOutcome =
+  | { outcome: "done"; reply?: unknown }
+  | { outcome: "retry"; reason: string }
+  | { outcome: "fail"; reason: string; code?: ErrorCode };
+
+export interface DeliveryContext {
+  messageId: string;
+  /** 1 on the first try, counted across retries. */
+  attempt: number;
+  maxAttempts: number;
+  /** True when the broker hands the message out again after a consumer died holding it. */
+  redelivered: boolean;
+  /** Aborted when the job's timeout passes or the consumer is stopped without draining. */
+  signal: AbortSignal;
+}
+
+export type MessageHandler = (message: unknown, context: DeliveryContext) => Promise<HandlerOutcome>;
+
+export interface ConsumeOptions {
+  /** Messages handled at once; also the prefetch. */
+  concurrency: number;
+  /** A handler still running after this long counts as a retry. */
+  timeoutMs: number;
+}
+
+export interface Consumer {
+  readonly queue: string;
+  /** Stops taking messages, waits up to `drainMs` for those in hand, then gives the rest back. */
+  stop(drainMs: number): Promise<void>;
+}
+
+/** A message that used up its attempts, taken off `<queue>.dead`. */
+export interface DeadLetter {
+  messageId: string;
+  message: unknown;
+  reason: string;
+  attempts: number;
+}
+
+/** Reply of a request/reply call as carried on the wire. */
+export type ReplyEnvelope = { ok: true; value: unknown } | { ok: false; error: string; code?: ErrorCode };
+
+export interface Broker {
+  readonly kind: "rabbitmq" | "embedded";
+  /** Declares the queues (and their retry and dead queues); kept and re-declared after a reconnect. */
+  declare(queues: readonly QueueDefinition[]): Promise<void>;
+  /** Resolves once the broker has taken responsibility for the message; fails fast when unreachable. */
+  publish(queue: string, message: unknown, options?: PublishOptions): Promise<void>;
+  /** Publishes and waits for the handler's reply until the deadline. */
+  request(queue: string, message: unknown, options: { timeoutMs: number }): Promise<unknown>;
+  consume(queue: string, handler: MessageHandler, options: ConsumeOptions): Promise<Consumer>;
+  /** Takes up to `limit` dead letters of a queue off its dead queue. */
+  takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
+  isConnected(): boolean;
+  /** Stops consumers (draining up to `drainMs`), then closes the connection. */
+  close(drainMs?: number): Promise<void>;
+}

@@ -1,0 +1,49 @@
+/**
+ * The one error type of the platform. Every failure that reaches a client is a PlatformError with
+ * a code; the gateway maps the code to an HTTP status and to the envelope of the API surface.
+ */
+export const ErrorCode = {
+  /** The request is malformed or breaks a rule; the message names the field. */
+  InvalidArgument: "INVALID_ARGUMENT",
+  /** No token, or a token that is invalid or expired. */
+  Unauthenticated: "UNAUTHENTICATED",
+  /** A valid token that lacks the scope or token kind the operation needs. */
+  PermissionDenied: "PERMISSION_DENIED",
+  NotFound: "NOT_FOUND",
+  /** The resource changed under the caller (a task already handled, a duplicate). */
+  Conflict: "CONFLICT",
+  PayloadTooLarge: "PAYLOAD_TOO_LARGE",
+  UnsupportedMediaType: "UNSUPPORTED_MEDIA_TYPE",
+  RateLimited: "RATE_LIMITED",
+  /** The work was understood but could not be done (a PDF that cannot be sealed, say). */
+  Unprocessable: "UNPROCESSABLE",
+  /** A dependency (database, broker, workers) cannot be reached right now; retrying later may help. */
+  Unavailable: "UNAVAILABLE",
+  /** No worker answered within the deadline. */
+  DeadlineExceeded: "DEADLINE_EXCEEDED",
+  Internal: "INTERNAL",
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface PlatformErrorOptions {
+  /** The request field the error is about, when there is one. */
+  field?: string;
+  cause?: unknown;
+}
+
+export class PlatformError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: PlatformErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "PlatformError";
+    this.code = code;
+    this.field = options.field;
+  }
+}
+
+export function isPlatformError(error: unknown): error is PlatformError {
+  return error instanceof PlatformError;
+}

@@ -1,0 +1,533 @@
+import { randomUUID } from "node:crypto";
+import { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect } from "amqplib";
+import type {
+  Broker,
+  ConsumeOptions,
+  Consumer,
+  DeadLetter,
+  MessageHandler,
+  PublishOptions,
+  QueueDefinition,
+  ReplyEnvelope,
+} from "../../contracts/broker.ts";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import type { Logger } from "../logger.ts";
+import { maxAttempts, nextStep, runHandler } from "./delivery.ts";
+import { deadQueueName, declarationsFor, JOBS_EXCHANGE, retryQueueName } from "./topology.ts";
+
+const DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
+const ATTEMPT_HEADER = "x-attempt";
+const DEADLINE_HEADER = "x-deadline";
+const REASON_HEADER = "x-failure-reason";
+
+export interface RabbitMqOptions {
+  url: string;
+  /** How long a publish may wait for the broker's confirm before it fails. */
+  confirmTimeoutMs?: number;
+  /** Ceiling of the exponential backoff between reconnect attempts. */
+  maxReconnectDelayMs?: number;
+  connectionName?: string;
+}
+
+interface PendingReply {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+function unavailable(what: string, cause?: unknown): PlatformError {
+  return new PlatformError(ErrorCode.Unavailable, `message broker unavailable: ${what}`, { cause });
+}
+
+function encode(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value));
+}
+
+/**
+ * The broker on RabbitMQ: confirmed persistent publishes to quorum queues, retries through TTL'd
+ * retry queues, dead queues, direct reply-to for request/reply, and reconnection with backoff.
+ * While disconnected nothing is buffered: publishes fail at once and consumers resume on reconnect.
+ */
+export class RabbitMqBroker implements Broker {
+  readonly kind = "rabbitmq";
+  private connection: ChannelModel | undefined;
+  private publishChannel: ConfirmChannel | undefined;
+  private replyChannel: Channel | undefined;
+  private readonly definitions = new Map<string, QueueDefinition>();
+  private readonly consumers = new Set<RabbitConsumer>();
+  private readonly pendingReplies = new Map<string, PendingReply>();
+  private readonly returned = new Set<string>();
+  private connecting: Promise<void> | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private reconnectAttempt = 0;
+  private closed = false;
+  private readonly confirmTimeoutMs: number;
+  private readonly maxReconnectDelayMs: number;
+
+  private constructor(
+    private readonly options: RabbitMqOptions,
+    private readonly log: Logger,
+  ) {
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? 10_000;
+    this.maxReconnectDelayMs = options.maxReconnectDelayMs ?? 30_000;
+  }
+
+  /** Connects once; when the broker is down the broker keeps trying in the background. */
+  static async start(options: RabbitMqOptions, log: Logger): Promise<RabbitMqBroker> {
+    const broker = new RabbitMqBroker(options, log);
+    await broker.connectOrSchedule();
+    return broker;
+  }
+
+  isConnected(): boolean {
+    return this.publishChannel !== undefined;
+  }
+
+  /** Resolves when connected, or rejects after `timeoutMs`. */
+  async waitUntilConnected(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.isConnected()) {
+      if (Date.now() > deadline) throw unavailable(`not connected after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async declare(queues: readonly QueueDefinition[]): Promise<void> {
+    for (const queue of queues) this.definitions.set(queue.name, queue);
+    if (this.connection) await this.assertTopology(this.connection, queues);
+  }
+
+  async publish(queue: string, message: unknown, options: PublishOptions = {}): Promise<void> {
+    this.definitionOf(queue);
+    await this.confirmedPublish(JOBS_EXCHANGE, queue, encode(message), {
+      messageId: options.messageId ?? randomUUID(),
+      headers: { [ATTEMPT_HEADER]: 1 },
+      mandatory: true,
+    });
+  }
+
+  async request(queue: string, message: unknown, options: { timeoutMs: number }): Promise<unknown> {
+    this.definitionOf(queue);
+    const channel = this.replyChannel;
+    if (!channel) throw unavailable("not connected");
+    const correlationId = randomUUID();
+    const reply = new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pendingReplies.delete(correlationId);
+        reject(
+          new PlatformError(
+            ErrorCode.DeadlineExceeded,
+            `no worker answered on queue ${queue} within ${options.timeoutMs} ms`,
+          ),
+        );
+      }, options.timeoutMs);
+      this.pendingReplies.set(correlationId, { resolve, reject, timer });
+    });
+    channel.publish(JOBS_EXCHANGE, queue, encode(message), {
+      persistent: true,
+      contentType: "application/json",
+      messageId: correlationId,
+      correlationId,
+      replyTo: DIRECT_REPLY_TO,
+      mandatory: true,
+      expiration: String(options.timeoutMs),
+      headers: { [ATTEMPT_HEADER]: 1, [DEADLINE_HEADER]: Date.now() + options.timeoutMs },
+    });
+    return reply;
+  }
+
+  async consume(queue: string, handler: MessageHandler, options: ConsumeOptions): Promise<Consumer> {
+    const definition = this.definitionOf(queue);
+    const consumer = new RabbitConsumer(this, definition, handler, options, this.log.child({ queue }));
+    this.consumers.add(consumer);
+    if (this.connection) await consumer.attach(this.connection);
+    return consumer;
+  }
+
+  async takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
+    const connection = this.connection;
+    if (!connection) throw unavailable("not connected");
+    const channel = await connection.createChannel();
+    const letters: DeadLetter[] = [];
+    try {
+      while (letters.length < limit) {
+        const message = await channel.get(deadQueueName(queue), { noAck: false });
+        if (message === false) break;
+        const headers = message.properties.headers ?? {};
+        letters.push({
+          messageId: String(message.properties.messageId ?? ""),
+          message: JSON.parse(message.content.toString()),
+          reason: String(headers[REASON_HEADER] ?? deadLetterReason(headers)),
+          attempts: Number(headers[ATTEMPT_HEADER] ?? 1),
+        });
+        channel.ack(message);
+      }
+    } finally {
+      await channel.close().catch(() => {});
+    }
+    return letters;
+  }
+
+  async close(drainMs = 0): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    await Promise.all([...this.consumers].map((consumer) => consumer.stop(drainMs)));
+    this.failPendingReplies(unavailable("closing"));
+    const connection = this.connection;
+    this.dropConnection();
+    await connection?.close().catch(() => {});
+  }
+
+  // ---- used by consumers ----
+
+  /** Moves a message to the retry queue of its delay, or to the dead queue, before it is acked. */
+  async forward(
+    routingKey: string,
+    source: ConsumeMessage,
+    headers: Record<string, unknown>,
+    expiration?: string,
+  ): Promise<void> {
+    await this.confirmedPublish("", routingKey, source.content, {
+      messageId: source.properties.messageId,
+      correlationId: source.properties.correlationId,
+      replyTo: source.properties.replyTo,
+      headers: { ...source.properties.headers, ...headers },
+      ...(expiration === undefined ? {} : { expiration }),
+    });
+  }
+
+  forgetConsumer(consumer: RabbitConsumer): void {
+    this.consumers.delete(consumer);
+  }
+
+  // ---- connection lifecycle ----
+
+  private async connectOrSchedule(): Promise<void> {
+    this.connecting ??= this.connectOnce().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connectOnce(): Promise<void> {
+    let connection: ChannelModel | undefined;
+    try {
+      connection = await connect(this.options.url, {
+        clientProperties: { connection_name: this.options.connectionName ?? "open-platform" },
+      });
+      connection.on("error", (error: Error) =>
+        this.log.warn({ err: error.message }, "broker connection error"),
+      );
+      connection.on("close", () => this.onConnectionLost(connection));
+      const setupChannel = await connection.createChannel();
+      await this.assertTopology(connection, [...this.definitions.values()], setupChannel);
+      await setupChannel.close();
+      const publishChannel = await connection.createConfirmChannel();
+      publishChannel.on("return", (message: ConsumeMessage) => {
+        if (message.properties.messageId) this.returned.add(String(message.properties.messageId));
+      });
+      publishChannel.on("error", (error: Error) =>
+        this.log.warn({ err: error.message }, "publish channel error"),
+      );
+      const replyChannel = await connection.createChannel();
+      replyChannel.on("return", (message: ConsumeMessage) => this.onReturnedRequest(message));
+      replyChannel.on("error", (error: Error) =>
+        this.log.warn({ err: error.message }, "reply channel error"),
+      );
+      await replyChannel.consume(DIRECT_REPLY_TO, (message) => message && this.onReply(message), {
+        noAck: true,
+      });
+      this.connection = connection;
+      for (const consumer of this.consumers) await consumer.attach(connection);
+      this.publishChannel = publishChannel;
+      this.replyChannel = replyChannel;
+      if (this.reconnectAttempt > 0) this.log.info({ attempts: this.reconnectAttempt }, "broker reconnected");
+      this.reconnectAttempt = 0;
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, "broker connection failed");
+      this.dropConnection();
+      await connection?.close().catch(() => {});
+      this.scheduleReconnect();
+    }
+  }
+
+  private onConnectionLost(connection: ChannelModel | undefined): void {
+    if (connection !== this.connection && this.connection !== undefined) return;
+    this.dropConnection();
+    this.failPendingReplies(unavailable("connection lost"));
+    if (this.closed) return;
+    this.log.warn("broker connection lost; reconnecting");
+    this.scheduleReconnect();
+  }
+
+  private dropConnection(): void {
+    this.connection = undefined;
+    this.publishChannel = undefined;
+    this.replyChannel = undefined;
+    for (const consumer of this.consumers) consumer.detach();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer) return;
+    const base = Math.min(this.maxReconnectDelayMs, 200 * 2 ** this.reconnectAttempt);
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.reconnectAttempt += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connectOrSchedule();
+    }, delay);
+  }
+
+  private async assertTopology(
+    connection: ChannelModel,
+    queues: readonly QueueDefinition[],
+    channel?: Channel,
+  ): Promise<void> {
+    const ch = channel ?? (await connection.createChannel());
+    await ch.assertExchange(JOBS_EXCHANGE, "direct", { durable: true });
+    for (const definition of queues) {
+      for (const declaration of declarationsFor(definition)) {
+        await ch.assertQueue(declaration.name, { durable: true, arguments: declaration.arguments });
+        if (declaration.bindTo) await ch.bindQueue(declaration.name, JOBS_EXCHANGE, declaration.bindTo);
+      }
+    }
+    if (!channel) await ch.close();
+  }
+
+  private confirmedPublish(
+    exchange: string,
+    routingKey: string,
+    content: Buffer,
+    properties: {
+      messageId: string;
+      headers: Record<string, unknown>;
+      mandatory?: boolean;
+      correlationId?: string;
+      replyTo?: string;
+      expiration?: string;
+    },
+  ): Promise<void> {
+    const channel = this.publishChannel;
+    if (!channel) return Promise.reject(unavailable("not connected"));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(unavailable(`no confirm within ${this.confirmTimeoutMs} ms`)),
+        this.confirmTimeoutMs,
+      );
+      try {
+        channel.publish(
+          exchange,
+          routingKey,
+          content,
+          { ...properties, persistent: true, contentType: "application/json" },
+          (error) => {
+            clearTimeout(timer);
+            if (error) return reject(unavailable("publish not confirmed", error));
+            if (this.returned.delete(properties.messageId)) {
+              return reject(new PlatformError(ErrorCode.Internal, `no queue is bound for ${routingKey}`));
+            }
+            resolve();
+          },
+        );
+      } catch (error) {
+        clearTimeout(timer);
+        reject(unavailable("publish failed", error));
+      }
+    });
+  }
+
+  private onReply(message: ConsumeMessage): void {
+    const pending = this.pendingReplies.get(String(message.properties.correlationId));
+    if (!pending) return;
+    this.pendingReplies.delete(String(message.properties.correlationId));
+    clearTimeout(pending.timer);
+    const reply = JSON.parse(message.content.toString()) as ReplyEnvelope;
+    if (reply.ok) pending.resolve(reply.value);
+    else pending.reject(new PlatformError(reply.code ?? ErrorCode.Unprocessable, reply.error));
+  }
+
+  private onReturnedRequest(message: ConsumeMessage): void {
+    const pending = this.pendingReplies.get(String(message.properties.correlationId));
+    if (!pending) return;
+    this.pendingReplies.delete(String(message.properties.correlationId));
+    clearTimeout(pending.timer);
+    pending.reject(
+      new PlatformError(ErrorCode.Internal, `no queue is bound for ${message.fields.routingKey}`),
+    );
+  }
+
+  private failPendingReplies(error: Error): void {
+    for (const [id, pending] of this.pendingReplies) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+      this.pendingReplies.delete(id);
+    }
+  }
+
+  private definitionOf(queue: string): QueueDefinition {
+    const definition = this.definitions.get(queue);
+    if (!definition) throw new PlatformError(ErrorCode.Internal, `queue ${queue} is not declared`);
+    return definition;
+  }
+}
+
+function deadLetterReason(headers: Record<string, unknown>): string {
+  const deaths = headers["x-death"];
+  if (Array.isArray(deaths) && deaths[0] && typeof deaths[0] === "object") {
+    return `dead-lettered by the broker: ${String((deaths[0] as { reason?: unknown }).reason)}`;
+  }
+  return "dead-lettered by the broker";
+}
+
+/** One consumer on its own channel, with prefetch equal to its concurrency. */
+class RabbitConsumer implements Consumer {
+  private channel: Channel | undefined;
+  private consumerTag: string | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly stopController = new AbortController();
+  private stopped = false;
+
+  constructor(
+    private readonly broker: RabbitMqBroker,
+    private readonly definition: QueueDefinition,
+    private readonly handler: MessageHandler,
+    private readonly options: ConsumeOptions,
+    private readonly log: Logger,
+  ) {}
+
+  get queue(): string {
+    return this.definition.name;
+  }
+
+  async attach(connection: ChannelModel): Promise<void> {
+    if (this.stopped) return;
+    const channel = await connection.createChannel();
+    channel.on("error", (error: Error) => this.log.warn({ err: error.message }, "consumer channel error"));
+    await channel.prefetch(this.options.concurrency);
+    this.channel = channel;
+    const { consumerTag } = await channel.consume(this.queue, (message) => {
+      if (message) this.track(this.handle(channel, message));
+    });
+    this.consumerTag = consumerTag;
+  }
+
+  detach(): void {
+    this.channel = undefined;
+    this.consumerTag = undefined;
+  }
+
+  async stop(drainMs: number): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const channel = this.channel;
+    if (channel && this.consumerTag) await channel.cancel(this.consumerTag).catch(() => {});
+    await drain(this.inFlight, drainMs);
+    this.stopController.abort();
+    this.detach();
+    // Closing the channel hands every unacked message back to the queue for another consumer.
+    await channel?.close().catch(() => {});
+    this.broker.forgetConsumer(this);
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private async handle(channel: Channel, message: ConsumeMessage): Promise<void> {
+    const headers = message.properties.headers ?? {};
+    const attempt = Number(headers[ATTEMPT_HEADER] ?? 1);
+    const messageId = String(message.properties.messageId ?? "");
+    const replyTo: string | undefined = message.properties.replyTo;
+    const deadline = Number(headers[DEADLINE_HEADER] ?? Number.POSITIVE_INFINITY);
+    if (Date.now() > deadline) {
+      // The caller of a request/reply has given up; doing the work would answer nobody.
+      channel.ack(message);
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(message.content.toString());
+    } catch {
+      await this.settle(channel, message, { step: "dead", reason: "message is not valid JSON" }, attempt);
+      return;
+    }
+    const outcome = await runHandler(
+      this.handler,
+      body,
+      {
+        messageId,
+        attempt,
+        maxAttempts: maxAttempts(this.definition),
+        redelivered: message.fields.redelivered,
+      },
+      { timeoutMs: this.options.timeoutMs, stopSignal: this.stopController.signal },
+    );
+    const step = nextStep(outcome, attempt, this.definition);
+    if (replyTo && step.step !== "retry") {
+      const reply: ReplyEnvelope =
+        step.step === "ack"
+          ? { ok: true, value: step.reply ?? null }
+          : {
+              ok: false,
+              error: step.reason,
+              ...(step.outcome.outcome === "fail" && step.outcome.code ? { code: step.outcome.code } : {}),
+            };
+      if (channel === this.channel) {
+        channel.sendToQueue(replyTo, encode(reply), { correlationId: message.properties.correlationId });
+      }
+    }
+    await this.settle(channel, message, step, attempt);
+  }
+
+  private async settle(
+    channel: Channel,
+    message: ConsumeMessage,
+    step:
+      | { step: "ack" }
+      | { step: "retry"; delayMs: number; nextAttempt: number }
+      | { step: "dead"; reason: string },
+    attempt: number,
+  ): Promise<void> {
+    // A message whose channel is gone was already handed back to the queue; acking would fail.
+    if (channel !== this.channel) return;
+    try {
+      if (step.step === "retry") {
+        const deadline = Number(message.properties.headers?.[DEADLINE_HEADER]);
+        const expiration = Number.isFinite(deadline) ? String(Math.max(1, deadline - Date.now())) : undefined;
+        await this.broker.forward(
+          retryQueueName(this.queue, step.delayMs),
+          message,
+          { [ATTEMPT_HEADER]: step.nextAttempt },
+          expiration,
+        );
+      } else if (step.step === "dead") {
+        this.log.warn(
+          { messageId: message.properties.messageId, attempt, reason: step.reason },
+          "job dead-lettered",
+        );
+        await this.broker.forward(deadQueueName(this.queue), message, {
+          [ATTEMPT_HEADER]: attempt,
+          [REASON_HEADER]: step.reason,
+        });
+      }
+      if (channel === this.channel) channel.ack(message);
+    } catch (error) {
+      // The retry or dead queue did not take it: leave the message unacked so the broker redelivers it.
+      this.log.warn({ err: (error as Error).message }, "could not move message; it will be redelivered");
+      if (channel === this.channel) channel.nack(message, false, true);
+    }
+  }
+}
+
+async function drain(inFlight: Set<Promise<void>>, drainMs: number): Promise<void> {
+  if (inFlight.size === 0 || drainMs <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...inFlight]),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, drainMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
