@@ -1,0 +1,76 @@
+import type { Consumer } from "../contracts/broker.ts";
+import { ALL_JOBS, jobCatalogue, queueDefinition } from "../contracts/jobs.ts";
+import { createGateway } from "../gateway/app.ts";
+import { type HttpServer, listen } from "../gateway/http-server.ts";
+import type { Config } from "../runtime/config.ts";
+import { openPlatform, type Platform } from "../runtime/platform.ts";
+import { jobHandlers } from "../workers/job-handlers.ts";
+import { startJobConsumers } from "../workers/job-runner.ts";
+
+/** A started process: what it runs, and how to stop it gracefully. */
+export interface RunningProcess {
+  platform: Platform;
+  http: HttpServer | undefined;
+  consumers: Consumer[];
+  /** Stops accepting work, drains requests and jobs in flight, then closes the connections. */
+  stop(): Promise<void>;
+}
+
+const ALL_QUEUES = ALL_JOBS.map((job) => job.queue);
+
+interface ProcessParts {
+  name: string;
+  serveHttp: boolean;
+  queues: readonly string[];
+}
+
+async function startProcess(config: Config, parts: ProcessParts): Promise<RunningProcess> {
+  const platform = await openPlatform(config, parts.name, { applyBootstrap: parts.serveHttp });
+  const { log, broker, db } = platform;
+  const draining = { value: false };
+  let http: HttpServer | undefined;
+  let consumers: Consumer[] = [];
+  try {
+    // The gateway publishes to every queue, so it declares them all before taking requests.
+    await broker.declare(ALL_JOBS.map(queueDefinition));
+    consumers = await startJobConsumers(broker, jobCatalogue, jobHandlers, parts.queues, log, {
+      concurrency: config.workerConcurrency,
+    });
+    if (parts.serveHttp) {
+      http = await listen(createGateway({ ...platform, draining }), config.http);
+      const base = `http://${config.http.host === "0.0.0.0" ? "localhost" : config.http.host}:${http.port}`;
+      log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");
+    }
+  } catch (error) {
+    await Promise.all(consumers.map((consumer) => consumer.stop(0)));
+    await broker.close();
+    await db.close();
+    throw error;
+  }
+  return {
+    platform,
+    http,
+    consumers,
+    async stop() {
+      draining.value = true;
+      const drainMs = config.shutdownTimeoutMs;
+      await http?.close(drainMs);
+      await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
+      await broker.close();
+      await db.close();
+    },
+  };
+}
+
+/** Everything in one process: the embedded mode of `npm start`. */
+export function startAllInOne(config: Config): Promise<RunningProcess> {
+  return startProcess(config, { name: "platform", serveHttp: true, queues: ALL_QUEUES });
+}
+
+export function startGateway(config: Config): Promise<RunningProcess> {
+  return startProcess(config, { name: "gateway", serveHttp: true, queues: [] });
+}
+
+export function startWorker(config: Config, queues: readonly string[]): Promise<RunningProcess> {
+  return startProcess(config, { name: `worker ${queues.join(",")}`, serveHttp: false, queues });
+}

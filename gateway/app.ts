@@ -1,0 +1,69 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { requestId } from "hono/request-id";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
+import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
+import { limitBody } from "./middleware/body-limit.ts";
+import { requestLog } from "./middleware/request-log.ts";
+import { docsRoutes } from "./routes/docs-routes.ts";
+import { healthRoutes } from "./routes/health-routes.ts";
+
+/** A request that breaks its route's schema: the message names the field and the rule. */
+function validationError(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): PlatformError {
+  const issue = issues[0];
+  const field = issue?.path.map(String).join(".") ?? "";
+  const message = field ? `${field}: ${issue!.message}` : (issue?.message ?? "invalid request");
+  return new PlatformError(ErrorCode.InvalidArgument, message, { field });
+}
+
+/** The gateway: request id, request log, body limit, error mapping, then one sub-app per API surface. */
+export function createGateway(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error.issues);
+    },
+  });
+
+  app.use(requestId());
+  app.use(requestLog(deps.log));
+  app.use(limitBody(deps.config.http.bodyLimitBytes));
+
+  app.onError((error, c) => {
+    const platformError = asPlatformError(error);
+    if (errorMapping(platformError.code).status >= 500) {
+      deps.log.error(
+        {
+          requestId: c.get("requestId"),
+          path: c.req.path,
+          code: platformError.code,
+          err: platformError.cause ?? error,
+        },
+        "request failed",
+      );
+    }
+    return errorResponse(c, platformError);
+  });
+  app.notFound((c) =>
+    errorResponse(c, new PlatformError(ErrorCode.NotFound, `no route for ${c.req.method} ${c.req.path}`)),
+  );
+
+  app.route("/", healthRoutes(deps));
+  app.route("/", docsRoutes());
+
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "University open platform",
+      version: "1.0.0",
+      description:
+        "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports.",
+    },
+    servers: [{ url: deps.config.http.publicUrl }],
+  });
+
+  return app;
+}
+
+export type Gateway = ReturnType<typeof createGateway>;

@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import type { GatewayEnv } from "./gateway-env.ts";
+
+/**
+ * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`) and
+ * spec 001's `Response<T>` (with `ecode` and `entities`), which is also the platform's own default.
+ */
+export type ApiSurface = "open-api" | "workflow";
+
+interface ErrorMapping {
+  status: ContentfulStatusCode;
+  errno: number;
+}
+
+/** The single mapping of error codes to HTTP status and `errno`. */
+const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
+  [ErrorCode.InvalidArgument]: { status: 400, errno: 10001 },
+  [ErrorCode.Unauthenticated]: { status: 401, errno: 10007 },
+  [ErrorCode.PermissionDenied]: { status: 403, errno: 10003 },
+  [ErrorCode.NotFound]: { status: 404, errno: 10004 },
+  [ErrorCode.Conflict]: { status: 409, errno: 10009 },
+  [ErrorCode.PayloadTooLarge]: { status: 413, errno: 10013 },
+  [ErrorCode.UnsupportedMediaType]: { status: 415, errno: 10015 },
+  [ErrorCode.RateLimited]: { status: 429, errno: 10029 },
+  [ErrorCode.Unprocessable]: { status: 500, errno: -2 },
+  [ErrorCode.Unavailable]: { status: 503, errno: 10503 },
+  [ErrorCode.DeadlineExceeded]: { status: 503, errno: 10504 },
+  [ErrorCode.Internal]: { status: 500, errno: 10500 },
+};
+
+export function errorMapping(code: ErrorCode): ErrorMapping {
+  return ERROR_MAPPING[code];
+}
+
+export function envelopeFor(surface: ApiSurface, error: PlatformError): Record<string, unknown> {
+  const { errno } = ERROR_MAPPING[error.code];
+  if (surface === "open-api") return { errno, error: error.message, total: 0 };
+  return { errno, ecode: error.code, error: error.message, total: 0, entities: [] };
+}
+
+/** Turns anything thrown into a PlatformError; what is not one is a fault of ours and says nothing more. */
+export function asPlatformError(error: unknown): PlatformError {
+  if (error instanceof PlatformError) return error;
+  return new PlatformError(ErrorCode.Internal, "internal error", { cause: error });
+}
+
+export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Response {
+  const surface: ApiSurface = c.get("surface") ?? "workflow";
+  return c.json(envelopeFor(surface, error), ERROR_MAPPING[error.code].status);
+}

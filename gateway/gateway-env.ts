@@ -1,0 +1,23 @@
+import type { Broker } from "../contracts/broker.ts";
+import type { Config } from "../runtime/config.ts";
+import type { Database } from "../runtime/database.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { ApiSurface } from "./error-envelope.ts";
+
+/** What the gateway's routes are built with, once at start. */
+export interface GatewayDeps {
+  config: Config;
+  log: Logger;
+  db: Database;
+  broker: Broker;
+  /** Set when shutdown begins, so /readyz tells load balancers to stop sending traffic. */
+  draining: { value: boolean };
+}
+
+/** Variables middleware sets on the request context. */
+export interface GatewayEnv {
+  Variables: {
+    requestId: string;
+    surface: ApiSurface;
+  };
+}

@@ -1,0 +1,48 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Hono } from "hono";
+import { getAbsoluteFSPath } from "swagger-ui-dist";
+import type { GatewayEnv } from "../gateway-env.ts";
+
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Open platform API reference</title>
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#reference", deepLinking: true });
+</script>
+</body>
+</html>`;
+
+/** The API reference page, rendered from /openapi.json with assets served locally (no CDN). */
+export function docsRoutes() {
+  const assetCache = new Map<string, Buffer>();
+  return new Hono<GatewayEnv>()
+    .get("/docs", (c) => c.html(PAGE))
+    .get("/docs/assets/:file", async (c) => {
+      const file = c.req.param("file");
+      const type = ASSETS[file];
+      if (!type) return c.notFound();
+      let body = assetCache.get(file);
+      if (!body) {
+        body = await readFile(join(getAbsoluteFSPath(), file));
+        assetCache.set(file, body);
+      }
+      return c.body(new Uint8Array(body), 200, {
+        "content-type": type,
+        "cache-control": "public, max-age=86400",
+      });
+    });
+}

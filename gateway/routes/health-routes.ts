@@ -1,0 +1,47 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
+
+const readinessSchema = z
+  .object({
+    status: z.enum(["ready", "not ready"]),
+    database: z.boolean().openapi({ description: "the database answered a query" }),
+    broker: z.boolean().openapi({ description: "the message broker is connected" }),
+    draining: z.boolean().openapi({ description: "the process is shutting down" }),
+  })
+  .openapi("Readiness");
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/healthz",
+  tags: ["Operations"],
+  summary: "Liveness: the process is up",
+  responses: { 200: { description: "alive", content: { "application/json": { schema: healthSchema } } } },
+});
+
+const readinessRoute = createRoute({
+  method: "get",
+  path: "/readyz",
+  tags: ["Operations"],
+  summary: "Readiness: the database and the broker are reachable",
+  responses: {
+    200: { description: "ready to serve", content: { "application/json": { schema: readinessSchema } } },
+    503: { description: "not ready", content: { "application/json": { schema: readinessSchema } } },
+  },
+});
+
+export function healthRoutes(deps: GatewayDeps) {
+  return new OpenAPIHono<GatewayEnv>()
+    .openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200))
+    .openapi(readinessRoute, async (c) => {
+      const database = await deps.db.isReachable();
+      const broker = deps.broker.isConnected();
+      const draining = deps.draining.value;
+      const ready = database && broker && !draining;
+      return c.json(
+        { status: ready ? ("ready" as const) : ("not ready" as const), database, broker, draining },
+        ready ? 200 : 503,
+      );
+    });
+}

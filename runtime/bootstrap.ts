@@ -1,0 +1,49 @@
+import { readFile } from "node:fs/promises";
+import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
+import { ConfigError } from "./config.ts";
+import type { Sql } from "./database.ts";
+import type { Logger } from "./logger.ts";
+
+const BOOTSTRAP_LOCK = 7_301_002;
+
+/** Reads and validates the bootstrap file; a wrong file throws one line naming the field. */
+export async function readBootstrapFile(path: string): Promise<Bootstrap> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`BOOTSTRAP_FILE ${path} cannot be read: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`BOOTSTRAP_FILE ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = bootstrapSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length > 0 ? issue.path.join(".") : "(top level)";
+    throw new ConfigError(`BOOTSTRAP_FILE ${path}: ${at}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Creates or updates what the bootstrap file lists, in one transaction; running it again changes nothing. */
+export async function applyBootstrap(sql: Sql, bootstrap: Bootstrap, log: Logger): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
+    for (const tenant of bootstrap.tenants) {
+      await tx`
+        insert into tenants (domain, name, style, logo, banner, copyright)
+        values (${tenant.domain}, ${tenant.name}, ${tenant.style ?? null}, ${tenant.logo ?? null},
+                ${tenant.banner ?? null}, ${tenant.copyright ?? null})
+        on conflict (domain) do update set
+          name = excluded.name, style = excluded.style, logo = excluded.logo,
+          banner = excluded.banner, copyright = excluded.copyright, updated_at = now()
+        where (tenants.name, tenants.style, tenants.logo, tenants.banner, tenants.copyright)
+          is distinct from (excluded.name, excluded.style, excluded.logo, excluded.banner, excluded.copyright)`;
+    }
+  });
+  log.info({ tenants: bootstrap.tenants.length }, "bootstrap file applied");
+}

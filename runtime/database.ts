@@ -1,0 +1,56 @@
+import postgres from "postgres";
+import type { Config } from "./config.ts";
+import { startEmbeddedPostgres } from "./embedded-postgres.ts";
+import type { Logger } from "./logger.ts";
+
+export type Sql = postgres.Sql;
+
+export interface Database {
+  sql: Sql;
+  kind: "postgres" | "embedded";
+  isReachable(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or starts the embedded database under DATA_DIR when it is unset. */
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  const common = {
+    onnotice: () => {},
+    connect_timeout: 10,
+    connection: { application_name: "open-platform" },
+  };
+  if (config.database.url) {
+    const sql = postgres(config.database.url, { ...common, max: config.database.poolSize });
+    return wrap(sql, "postgres", async () => {});
+  }
+  const embedded = await startEmbeddedPostgres(config.dataDir);
+  log.info({ dataDir: config.dataDir }, "embedded database started");
+  const sql = postgres({
+    ...common,
+    host: embedded.host,
+    port: embedded.port,
+    username: "postgres",
+    database: "postgres",
+    max: 1,
+  });
+  return wrap(sql, "embedded", embedded.stop);
+}
+
+function wrap(sql: Sql, kind: Database["kind"], stopServer: () => Promise<void>): Database {
+  return {
+    sql,
+    kind,
+    async isReachable() {
+      try {
+        await sql`select 1`;
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await sql.end({ timeout: 5 });
+      await stopServer();
+    },
+  };
+}

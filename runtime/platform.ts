@@ -1,0 +1,41 @@
+import type { Broker } from "../contracts/broker.ts";
+import { applyBootstrap, readBootstrapFile } from "./bootstrap.ts";
+import { EmbeddedBroker } from "./broker/embedded-broker.ts";
+import { RabbitMqBroker } from "./broker/rabbitmq-broker.ts";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./database.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { migrate } from "./migrations.ts";
+
+/** The connections every process kind shares: logger, database (migrated) and broker. */
+export interface Platform {
+  config: Config;
+  log: Logger;
+  db: Database;
+  broker: Broker;
+}
+
+export async function openPlatform(
+  config: Config,
+  processName: string,
+  options: { applyBootstrap: boolean },
+): Promise<Platform> {
+  const log = createLogger({ level: config.log.level, name: processName });
+  const bootstrap =
+    options.applyBootstrap && config.bootstrapFile
+      ? await readBootstrapFile(config.bootstrapFile)
+      : undefined;
+  const db = await openDatabase(config, log);
+  try {
+    await migrate(db.sql, log);
+    if (bootstrap) await applyBootstrap(db.sql, bootstrap, log);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const broker = config.broker.url
+    ? await RabbitMqBroker.start({ url: config.broker.url, connectionName: processName }, log)
+    : new EmbeddedBroker(log);
+  log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
+  return { config, log, db, broker };
+}
