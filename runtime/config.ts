@@ -3,8 +3,8 @@ import { z } from "zod";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-function integer(min: number, max: number) {
-  const expected = `an integer from ${min} to ${max}`;
+function integer(min: number, max: number, note = "") {
+  const expected = `an integer from ${min} to ${max}${note}`;
   return z
     .string()
     .regex(/^\d+$/, expected)
@@ -25,7 +25,7 @@ function url(protocols: readonly string[]) {
 
 /** Every environment variable the platform reads, with its default. Empty values count as unset. */
 const environmentSchema = z.object({
-  PORT: integer(1, 65535).default(8080),
+  PORT: integer(0, 65535, " (0 picks a free port)").default(8080),
   HOST: z.string().min(1).default("0.0.0.0"),
   /** The address clients reach the platform at, used in links it hands out. */
   PUBLIC_URL: url(["http", "https"]).optional(),

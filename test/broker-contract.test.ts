@@ -9,7 +9,7 @@ import { RabbitMqBroker } from "../runtime/broker/rabbitmq-broker.ts";
 import { declarationsFor } from "../runtime/broker/topology.ts";
 import { closeRabbitConnection, TcpProxy } from "./support/rabbit.ts";
 import { realServices } from "./support/services.ts";
-import { silentLogger, waitFor } from "./support/wait.ts";
+import { silentLogger, waitFor, waitForDeadLetters } from "./support/wait.ts";
 
 const services = await realServices();
 
@@ -298,15 +298,6 @@ describe("broker contract: rabbitmq connection faults", {
     }
   });
 });
-
-async function waitForDeadLetters(broker: Broker, queueName: string, count: number) {
-  const letters: Awaited<ReturnType<Broker["takeDeadLetters"]>> = [];
-  await waitFor(async () => {
-    letters.push(...(await broker.takeDeadLetters(queueName, 10)));
-    return letters.length >= count;
-  }, 10_000);
-  return letters;
-}
 
 after(async () => {
   if (!services) return;

@@ -1,4 +1,5 @@
 import { pino } from "pino";
+import type { Broker, DeadLetter } from "../../contracts/broker.ts";
 
 export const silentLogger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 
@@ -13,4 +14,22 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Collects dead letters of a queue until `count` have arrived. */
+export async function waitForDeadLetters(
+  broker: Broker,
+  queue: string,
+  count: number,
+): Promise<DeadLetter[]> {
+  const letters: DeadLetter[] = [];
+  await waitFor(
+    async () => {
+      letters.push(...(await broker.takeDeadLetters(queue, 10)));
+      return letters.length >= count;
+    },
+    10_000,
+    `${count} dead letters on ${queue}`,
+  );
+  return letters;
 }

@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { bootstrapSchema } from "./bootstrap.ts";
+
+/** JSON Schema documents published beside the contracts, by file name. */
+export function jsonSchemas(): Record<string, unknown> {
+  return {
+    "bootstrap.schema.json": {
+      ...z.toJSONSchema(bootstrapSchema, { io: "input", target: "draft-2020-12" }),
+      title: "Open platform bootstrap file",
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { readBootstrapFile } from "../runtime/bootstrap.ts";
+import { ConfigError, loadConfig } from "../runtime/config.ts";
+import { tempDir } from "./support/platform.ts";
+
+function configError(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.message;
+  }
+  assert.fail("expected a configuration error");
+}
+
+describe("configuration from the environment", () => {
+  it("has working defaults: embedded mode on port 8080", () => {
+    const config = loadConfig({});
+    assert.equal(config.http.port, 8080);
+    assert.equal(config.database.url, undefined);
+    assert.equal(config.broker.url, undefined);
+    assert.equal(config.http.publicUrl, "http://localhost:8080");
+  });
+
+  it("names the variable and what it expects in one line", () => {
+    assert.equal(
+      configError({ PORT: "eighty" }),
+      'Invalid environment variable PORT: expected an integer from 0 to 65535 (0 picks a free port), got "eighty"',
+    );
+    assert.match(configError({ PORT: "70000" }), /^Invalid environment variable PORT: /);
+    assert.equal(
+      configError({ LOG_LEVEL: "loud" }),
+      'Invalid environment variable LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+    assert.equal(
+      configError({ AMQP_URL: "redis://127.0.0.1" }),
+      'Invalid environment variable AMQP_URL: expected a URL starting with amqp:// or amqps://, got "redis://127.0.0.1"',
+    );
+    for (const message of [configError({ PORT: "1.5" }), configError({ WORKER_CONCURRENCY: "0" })]) {
+      assert.equal(message.split("\n").length, 1);
+    }
+  });
+
+  it("never prints a password from a URL", () => {
+    const message = configError({ DATABASE_URL: "mysql://admin:hunter2@db/x" });
+    assert.doesNotMatch(message, /hunter2/);
+    assert.match(message, /DATABASE_URL/);
+  });
+
+  it("treats empty values as unset", () => {
+    assert.equal(loadConfig({ PORT: "", DATABASE_URL: "" }).http.port, 8080);
+  });
+});
+
+describe("bootstrap file", () => {
+  it("names the field that breaks the schema", async () => {
+    const dir = await tempDir();
+    const file = join(dir.path, "bootstrap.json");
+    try {
+      await writeFile(
+        file,
+        JSON.stringify({
+          tenants: [
+            { domain: "ok.edu", name: "OK" },
+            { domain: "Bad Domain", name: "x" },
+          ],
+        }),
+      );
+      await assert.rejects(readBootstrapFile(file), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /tenants\.1\.domain: lower-case letters, digits, dots and hyphens/);
+        return true;
+      });
+      await writeFile(file, JSON.stringify({ tenant: [] }));
+      await assert.rejects(readBootstrapFile(file), /Unrecognized key/);
+      await writeFile(file, "{ not json");
+      await assert.rejects(readBootstrapFile(file), /is not valid JSON/);
+      await assert.rejects(readBootstrapFile(join(dir.path, "missing.json")), /cannot be read: ENOENT/);
+    } finally {
+      await dir.remove();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { type RunningProcess, startAllInOne } from "../../bin/processes.ts";
+import { loadConfig } from "../../runtime/config.ts";
+import { realServices } from "./services.ts";
+
+/** A way of running the platform: everything embedded, or on the real Postgres and RabbitMQ. */
+export interface TestMode {
+  name: "embedded" | "distributed";
+  /** Environment for a fresh platform of this mode: its own data directory or database. */
+  prepare(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>;
+}
+
+export async function tempDir(prefix = "op-test-"): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Creates an empty database on the real server, returning its URL and how to drop it. */
+export async function freshDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `op_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const again = postgres(serverUrl, { max: 1, onnotice: () => {} });
+      await again.unsafe(`drop database if exists ${name} with (force)`);
+      await again.end();
+    },
+  };
+}
+
+/** The modes this machine can run: embedded always, distributed when the real services are there. */
+export async function testModes(): Promise<TestMode[]> {
+  const modes: TestMode[] = [
+    {
+      name: "embedded",
+      async prepare() {
+        const dir = await tempDir();
+        return { env: { DATA_DIR: dir.path }, cleanup: dir.remove };
+      },
+    },
+  ];
+  const services = await realServices();
+  if (services) {
+    modes.push({
+      name: "distributed",
+      async prepare() {
+        const db = await freshDatabase(services.databaseUrl);
+        const dir = await tempDir();
+        return {
+          env: { DATABASE_URL: db.url, AMQP_URL: services.amqpUrl, DATA_DIR: dir.path },
+          async cleanup() {
+            await db.drop();
+            await dir.remove();
+          },
+        };
+      },
+    });
+  }
+  return modes;
+}
+
+export interface TestPlatform {
+  url: string;
+  running: RunningProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the whole platform in this process on a free port. */
+export async function startTestPlatform(env: Record<string, string>): Promise<TestPlatform> {
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...env,
+  });
+  const running = await startAllInOne(config);
+  return {
+    url: `http://127.0.0.1:${running.http!.port}`,
+    running,
+    stop: () => running.stop(),
+  };
+}
