@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { requestId } from "hono/request-id";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
@@ -18,7 +17,7 @@ function validationError(
   return new PlatformError(ErrorCode.InvalidArgument, message, { field });
 }
 
-/** The gateway: request id, request log, body limit, error mapping, then one sub-app per API surface. */
+/** The gateway: request id and log, body limit, error mapping, then one sub-app per API surface. */
 export function createGateway(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>({
     defaultHook: (result) => {
@@ -26,9 +25,9 @@ export function createGateway(deps: GatewayDeps) {
     },
   });
 
-  app.use(requestId());
   app.use(requestLog(deps.log));
-  app.use(limitBody(deps.config.http.bodyLimitBytes));
+  // Only methods that carry a body pass through the limit; GETs skip the extra middleware entirely.
+  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", limitBody(deps.config.http.bodyLimitBytes));
 
   app.onError((error, c) => {
     const platformError = asPlatformError(error);

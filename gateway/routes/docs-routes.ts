@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Hono } from "hono";
-import { getAbsoluteFSPath } from "swagger-ui-dist";
+// The path module alone: the package entry would load the whole UI bundle into the server.
+import getAbsoluteFSPath from "swagger-ui-dist/absolute-path.js";
 import type { GatewayEnv } from "../gateway-env.ts";
 
 const ASSETS: Record<string, string> = {

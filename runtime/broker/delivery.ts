@@ -12,34 +12,93 @@ export function maxAttempts(definition: QueueDefinition): number {
   return definition.retryDelaysMs.length + 1;
 }
 
-/** Runs a handler under its timeout; a throw or a timeout counts as a retry. */
-export async function runHandler(
-  handler: MessageHandler,
-  message: unknown,
-  context: Omit<DeliveryContext, "signal">,
-  options: { timeoutMs: number; stopSignal: AbortSignal },
-): Promise<HandlerOutcome> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let onStop: (() => void) | undefined;
-  const interrupted = new Promise<HandlerOutcome>((resolve) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error("job timed out"));
-      resolve({ outcome: "retry", reason: `timed out after ${options.timeoutMs} ms` });
-    }, options.timeoutMs);
-    onStop = () => {
-      controller.abort(new Error("consumer stopped"));
-      resolve({ outcome: "retry", reason: "consumer stopped" });
-    };
-    options.stopSignal.addEventListener("abort", onStop, { once: true });
+/** One handler call: its outcome settles once, by the handler, its timeout, or the consumer stopping. */
+class HandlerRun implements DeliveryContext {
+  private controller: AbortController | undefined;
+  private abortReason: Error | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private resolveOutcome!: (outcome: HandlerOutcome) => void;
+  settled = false;
+  readonly messageId: string;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly redelivered: boolean;
+  readonly outcome = new Promise<HandlerOutcome>((resolve) => {
+    this.resolveOutcome = resolve;
   });
-  try {
-    return await Promise.race([handler(message, { ...context, signal: controller.signal }), interrupted]);
-  } catch (error) {
-    return { outcome: "retry", reason: error instanceof Error ? error.message : String(error) };
-  } finally {
-    clearTimeout(timer);
-    if (onStop) options.stopSignal.removeEventListener("abort", onStop);
+
+  constructor(context: Omit<DeliveryContext, "signal">) {
+    this.messageId = context.messageId;
+    this.attempt = context.attempt;
+    this.maxAttempts = context.maxAttempts;
+    this.redelivered = context.redelivered;
+  }
+
+  /** Made on first use: most handlers never look at it, and an AbortController is not free. */
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.abortReason && !this.controller.signal.aborted) this.controller.abort(this.abortReason);
+    return this.controller.signal;
+  }
+
+  startTimer(timeoutMs: number, onTimeout: () => void): void {
+    this.timer = setTimeout(onTimeout, timeoutMs);
+  }
+
+  abort(reason: string): void {
+    this.abortReason = new Error(reason);
+    this.controller?.abort(this.abortReason);
+  }
+
+  settle(outcome: HandlerOutcome): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolveOutcome(outcome);
+    return true;
+  }
+}
+
+/**
+ * The handlers running on one consumer, each under its timeout. A throw or a timeout counts as a
+ * retry; stopping the consumer aborts them all.
+ */
+export class RunningHandlers {
+  private readonly running = new Set<HandlerRun>();
+
+  run(
+    handler: MessageHandler,
+    message: unknown,
+    context: Omit<DeliveryContext, "signal">,
+    timeoutMs: number,
+  ): Promise<HandlerOutcome> {
+    const run = new HandlerRun(context);
+    this.running.add(run);
+    const finish = (outcome: HandlerOutcome) => {
+      if (run.settle(outcome)) this.running.delete(run);
+    };
+    const retry = (error: unknown) =>
+      finish({ outcome: "retry", reason: error instanceof Error ? error.message : String(error) });
+    run.startTimer(timeoutMs, () => {
+      run.abort("job timed out");
+      finish({ outcome: "retry", reason: `timed out after ${timeoutMs} ms` });
+    });
+    try {
+      // The run is the handler's context: its fields, and the abort signal made on demand.
+      handler(message, run).then(finish, retry);
+    } catch (error) {
+      retry(error);
+    }
+    return run.outcome;
+  }
+
+  /** Aborts every running handler; their outcomes no longer count. */
+  abortAll(reason: string): void {
+    for (const run of this.running) {
+      run.abort(reason);
+      run.settle({ outcome: "retry", reason });
+    }
+    this.running.clear();
   }
 }
 

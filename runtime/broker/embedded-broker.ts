@@ -11,7 +11,7 @@ import type {
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
-import { maxAttempts, nextStep, REDELIVERY_LIMIT, runHandler } from "./delivery.ts";
+import { maxAttempts, nextStep, REDELIVERY_LIMIT, RunningHandlers } from "./delivery.ts";
 
 /** Messages a queue holds before publishes are refused, as RabbitMQ's reject-publish overflow would. */
 const MAX_QUEUE_LENGTH = 100_000;
@@ -192,7 +192,7 @@ function deadLetter(envelope: Envelope, reason: string): DeadLetter {
 
 class EmbeddedConsumer implements Consumer {
   private readonly inFlight = new Map<Envelope, Promise<void>>();
-  private readonly stopController = new AbortController();
+  private readonly handlers = new RunningHandlers();
   private stopped = false;
 
   constructor(
@@ -236,7 +236,7 @@ class EmbeddedConsumer implements Consumer {
     // Whatever is still in hand goes back to the queue, as when a RabbitMQ channel closes unacked.
     const abandoned = [...this.inFlight.keys()];
     this.inFlight.clear();
-    this.stopController.abort();
+    this.handlers.abortAll("consumer stopped");
     for (const envelope of abandoned.reverse()) {
       try {
         this.broker.enqueue(this.target, envelope, true);
@@ -249,7 +249,7 @@ class EmbeddedConsumer implements Consumer {
   private async handle(envelope: Envelope): Promise<void> {
     if (envelope.deadline !== undefined && Date.now() > envelope.deadline) return;
     const definition = this.target.definition;
-    const outcome = await runHandler(
+    const outcome = await this.handlers.run(
       this.handler,
       JSON.parse(envelope.body),
       {
@@ -258,7 +258,7 @@ class EmbeddedConsumer implements Consumer {
         maxAttempts: maxAttempts(definition),
         redelivered: envelope.deliveries > 1,
       },
-      { timeoutMs: this.options.timeoutMs, stopSignal: this.stopController.signal },
+      this.options.timeoutMs,
     );
     // A consumer stopped mid-job has handed the message back; its outcome no longer counts.
     if (!this.inFlight.has(envelope)) return;

@@ -12,7 +12,7 @@ import type {
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
-import { maxAttempts, nextStep, runHandler } from "./delivery.ts";
+import { maxAttempts, nextStep, RunningHandlers } from "./delivery.ts";
 import { deadQueueName, declarationsFor, JOBS_EXCHANGE, retryQueueName } from "./topology.ts";
 
 const DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
@@ -99,9 +99,9 @@ export class RabbitMqBroker implements Broker {
 
   async publish(queue: string, message: unknown, options: PublishOptions = {}): Promise<void> {
     this.definitionOf(queue);
+    // No attempt header on a first publish: its absence means attempt 1, and tables cost encoding time.
     await this.confirmedPublish(JOBS_EXCHANGE, queue, encode(message), {
       messageId: options.messageId ?? randomUUID(),
-      headers: { [ATTEMPT_HEADER]: 1 },
       mandatory: true,
     });
   }
@@ -300,7 +300,7 @@ export class RabbitMqBroker implements Broker {
     content: Buffer,
     properties: {
       messageId: string;
-      headers: Record<string, unknown>;
+      headers?: Record<string, unknown>;
       mandatory?: boolean;
       correlationId?: string;
       replyTo?: string;
@@ -319,7 +319,7 @@ export class RabbitMqBroker implements Broker {
           exchange,
           routingKey,
           content,
-          { ...properties, persistent: true, contentType: "application/json" },
+          Object.assign(properties, { persistent: true, contentType: "application/json" }),
           (error) => {
             clearTimeout(timer);
             if (error) return reject(unavailable("publish not confirmed", error));
@@ -384,7 +384,7 @@ class RabbitConsumer implements Consumer {
   private channel: Channel | undefined;
   private consumerTag: string | undefined;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly stopController = new AbortController();
+  private readonly handlers = new RunningHandlers();
   private stopped = false;
 
   constructor(
@@ -422,7 +422,7 @@ class RabbitConsumer implements Consumer {
     const channel = this.channel;
     if (channel && this.consumerTag) await channel.cancel(this.consumerTag).catch(() => {});
     await drain(this.inFlight, drainMs);
-    this.stopController.abort();
+    this.handlers.abortAll("consumer stopped");
     this.detach();
     // Closing the channel hands every unacked message back to the queue for another consumer.
     await channel?.close().catch(() => {});
@@ -452,7 +452,7 @@ class RabbitConsumer implements Consumer {
       await this.settle(channel, message, { step: "dead", reason: "message is not valid JSON" }, attempt);
       return;
     }
-    const outcome = await runHandler(
+    const outcome = await this.handlers.run(
       this.handler,
       body,
       {
@@ -461,7 +461,7 @@ class RabbitConsumer implements Consumer {
         maxAttempts: maxAttempts(this.definition),
         redelivered: message.fields.redelivered,
       },
-      { timeoutMs: this.options.timeoutMs, stopSignal: this.stopController.signal },
+      this.options.timeoutMs,
     );
     const step = nextStep(outcome, attempt, this.definition);
     if (replyTo && step.step !== "retry") {

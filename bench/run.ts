@@ -1,0 +1,34 @@
+import { writeFile } from "node:fs/promises";
+import type { BenchCase, BenchResult } from "./bench-result.ts";
+import { brokerBench } from "./cases/broker-throughput.ts";
+import { gatewayBench } from "./cases/gateway-throughput.ts";
+
+// `npm run bench [-- <name>…]`: runs the benchmarks, prints a table, writes bench-results.json.
+const CASES: BenchCase[] = [brokerBench, gatewayBench];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !CASES.some((c) => c.name === name));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark ${unknown.join(", ")}; known: ${CASES.map((c) => c.name).join(", ")}`);
+  process.exit(2);
+}
+const selected = wanted.length > 0 ? CASES.filter((c) => wanted.includes(c.name)) : CASES;
+
+const results: BenchResult[] = [];
+for (const bench of selected) {
+  console.error(`running ${bench.name}: ${bench.description}`);
+  results.push(...(await bench.run()));
+}
+
+console.table(
+  results.map((r) => ({
+    name: r.name,
+    value: `${r.value} ${r.unit}`,
+    reference: `${r.reference} ${r.unit}`,
+    ratio: r.ratio,
+    target: `≥ ${r.target}`,
+    pass: r.pass ? "yes" : "NO",
+  })),
+);
+await writeFile(new URL("../bench-results.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+process.exit(results.every((r) => r.pass) ? 0 : 1);

@@ -1,0 +1,9 @@
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+
+// The reference server of the gateway benchmark: one Hono route and nothing else.
+const app = new Hono().get("/healthz", (c) => c.json({ status: "ok" }));
+const server = serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: "127.0.0.1" }, () => {
+  process.send?.("listening");
+});
+process.on("SIGTERM", () => server.close(() => process.exit(0)));
