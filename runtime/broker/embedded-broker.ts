@@ -72,17 +72,7 @@ export class EmbeddedBroker implements Broker {
   request(queue: string, message: unknown, options: { timeoutMs: number }): Promise<unknown> {
     const target = this.queueOf(queue);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        reject(
-          new PlatformError(
-            ErrorCode.DeadlineExceeded,
-            `no worker answered on queue ${queue} within ${options.timeoutMs} ms`,
-          ),
-        );
-      }, options.timeoutMs);
-      this.timers.add(timer);
-      this.enqueue(target, {
+      const envelope: Envelope = {
         messageId: randomUUID(),
         body: JSON.stringify(message),
         attempt: 1,
@@ -94,7 +84,19 @@ export class EmbeddedBroker implements Broker {
           if (reply.ok) resolve(reply.value);
           else reject(new PlatformError(reply.code ?? ErrorCode.Unprocessable, reply.error));
         },
-      });
+      };
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        envelope.deadline = 0; // nobody waits any more, whatever the clock says
+        reject(
+          new PlatformError(
+            ErrorCode.DeadlineExceeded,
+            `no worker answered on queue ${queue} within ${options.timeoutMs} ms`,
+          ),
+        );
+      }, options.timeoutMs);
+      this.timers.add(timer);
+      this.enqueue(target, envelope);
     });
   }
 
@@ -247,7 +249,7 @@ class EmbeddedConsumer implements Consumer {
   }
 
   private async handle(envelope: Envelope): Promise<void> {
-    if (envelope.deadline !== undefined && Date.now() > envelope.deadline) return;
+    if (envelope.deadline !== undefined && Date.now() >= envelope.deadline) return;
     const definition = this.target.definition;
     const outcome = await this.handlers.run(
       this.handler,

@@ -440,7 +440,7 @@ class RabbitConsumer implements Consumer {
     const messageId = String(message.properties.messageId ?? "");
     const replyTo: string | undefined = message.properties.replyTo;
     const deadline = Number(headers[DEADLINE_HEADER] ?? Number.POSITIVE_INFINITY);
-    if (Date.now() > deadline) {
+    if (Date.now() >= deadline) {
       // The caller of a request/reply has given up; doing the work would answer nobody.
       channel.ack(message);
       return;
