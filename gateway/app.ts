@@ -51,15 +51,20 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/", healthRoutes(deps));
   app.route("/", docsRoutes());
 
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "University open platform",
-      version: "1.0.0",
-      description:
-        "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports.",
-    },
-    servers: [{ url: deps.config.http.publicUrl }],
+  // Built on first request, once every route is registered, then served from memory.
+  let openApiDocument: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  app.get("/openapi.json", (c) => {
+    openApiDocument ??= app.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "University open platform",
+        version: "1.0.0",
+        description:
+          "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports.",
+      },
+      servers: [{ url: deps.config.http.publicUrl }],
+    });
+    return c.json(openApiDocument);
   });
 
   return app;

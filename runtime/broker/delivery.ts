@@ -3,6 +3,7 @@ import type {
   HandlerOutcome,
   MessageHandler,
   QueueDefinition,
+  ReplyEnvelope,
 } from "../../contracts/broker.ts";
 
 /** Quorum queues dead-letter a message handed out this many times without an ack (a consumer crash loop). */
@@ -116,4 +117,12 @@ export function nextStep(outcome: HandlerOutcome, attempt: number, definition: Q
   const reason =
     outcome.outcome === "retry" ? `gave up after ${attempt} attempts: ${outcome.reason}` : outcome.reason;
   return { step: "dead", reason, outcome };
+}
+
+/** The answer a request/reply caller gets once a step is final; none while a retry is pending. */
+export function replyFor(step: NextStep): ReplyEnvelope | undefined {
+  if (step.step === "ack") return { ok: true, value: step.reply ?? null };
+  if (step.step === "retry") return undefined;
+  const code = step.outcome.outcome === "fail" ? step.outcome.code : undefined;
+  return code ? { ok: false, error: step.reason, code } : { ok: false, error: step.reason };
 }

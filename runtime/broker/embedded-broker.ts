@@ -11,7 +11,7 @@ import type {
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
-import { maxAttempts, nextStep, REDELIVERY_LIMIT, RunningHandlers } from "./delivery.ts";
+import { maxAttempts, nextStep, REDELIVERY_LIMIT, RunningHandlers, replyFor } from "./delivery.ts";
 
 /** Messages a queue holds before publishes are refused, as RabbitMQ's reject-publish overflow would. */
 const MAX_QUEUE_LENGTH = 100_000;
@@ -265,21 +265,16 @@ class EmbeddedConsumer implements Consumer {
     // A consumer stopped mid-job has handed the message back; its outcome no longer counts.
     if (!this.inFlight.has(envelope)) return;
     const step = nextStep(outcome, envelope.attempt, definition);
-    if (step.step === "ack") {
-      envelope.reply?.({ ok: true, value: step.reply ?? null });
-    } else if (step.step === "retry") {
+    const reply = replyFor(step);
+    if (reply) envelope.reply?.(reply);
+    if (step.step === "retry") {
       const retried: Envelope = { ...envelope, attempt: step.nextAttempt, deliveries: 0 };
       this.broker.later(step.delayMs, () => this.broker.enqueue(this.target, retried));
-    } else {
+    } else if (step.step === "dead") {
       this.log.warn(
         { messageId: envelope.messageId, attempt: envelope.attempt, reason: step.reason },
         "job dead-lettered",
       );
-      envelope.reply?.({
-        ok: false,
-        error: step.reason,
-        ...(step.outcome.outcome === "fail" && step.outcome.code ? { code: step.outcome.code } : {}),
-      });
       this.target.dead.push(deadLetter(envelope, step.reason));
     }
   }

@@ -12,7 +12,7 @@ import type {
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
-import { maxAttempts, nextStep, RunningHandlers } from "./delivery.ts";
+import { maxAttempts, nextStep, RunningHandlers, replyFor } from "./delivery.ts";
 import { deadQueueName, declarationsFor, JOBS_EXCHANGE, retryQueueName } from "./topology.ts";
 
 const DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
@@ -464,18 +464,9 @@ class RabbitConsumer implements Consumer {
       this.options.timeoutMs,
     );
     const step = nextStep(outcome, attempt, this.definition);
-    if (replyTo && step.step !== "retry") {
-      const reply: ReplyEnvelope =
-        step.step === "ack"
-          ? { ok: true, value: step.reply ?? null }
-          : {
-              ok: false,
-              error: step.reason,
-              ...(step.outcome.outcome === "fail" && step.outcome.code ? { code: step.outcome.code } : {}),
-            };
-      if (channel === this.channel) {
-        channel.sendToQueue(replyTo, encode(reply), { correlationId: message.properties.correlationId });
-      }
+    const reply = replyTo ? replyFor(step) : undefined;
+    if (replyTo && reply && channel === this.channel) {
+      channel.sendToQueue(replyTo, encode(reply), { correlationId: message.properties.correlationId });
     }
     await this.settle(channel, message, step, attempt);
   }
