@@ -2,6 +2,7 @@ import type { Consumer } from "../contracts/broker.ts";
 import { ALL_JOBS, jobCatalogue, queueDefinition } from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
+import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { jobHandlers } from "../workers/job-handlers.ts";
@@ -37,7 +38,8 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       concurrency: config.workerConcurrency,
     });
     if (parts.serveHttp) {
-      http = await listen(createGateway({ ...platform, draining }), config.http);
+      const oauth = await createOAuthServices(db.sql, config);
+      http = await listen(createGateway({ ...platform, oauth, draining }), config.http);
       const base = `http://${config.http.host === "0.0.0.0" ? "localhost" : config.http.host}:${http.port}`;
       log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");
     }

@@ -16,6 +16,47 @@ export const bootstrapTenantSchema = z
   })
   .strict();
 
+const domain = bootstrapTenantSchema.shape.domain;
+
+/** An application (an OAuth2 client) and the scopes the operators approved for it. */
+export const bootstrapApplicationSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, "3 to 64 letters, digits, dots, hyphens or underscores"),
+    /** Omitted: a public client (authorization code with PKCE only). At least 32 characters. */
+    secret: z.string().min(32).max(256).optional(),
+    name: z.string().min(1).max(200),
+    type: z.enum(["global", "enterprise", "workflow"]).default("global"),
+    /** Domain of the tenant an enterprise or workflow application belongs to. */
+    tenant: domain.optional(),
+    workflowCode: z.string().min(1).max(100).optional(),
+    redirectUris: z.array(z.url().max(2048)).max(20).default([]),
+    scopes: z.array(z.string().min(1).max(64)).max(200).default([]),
+    implicitAllowed: z.boolean().default(false),
+  })
+  .strict()
+  .refine((app) => (app.type === "global") === (app.tenant === undefined), {
+    message: "enterprise and workflow applications name their tenant; global ones do not",
+    path: ["tenant"],
+  })
+  .refine((app) => (app.type === "workflow") === (app.workflowCode !== undefined), {
+    message: "workflow applications, and only they, have a workflowCode",
+    path: ["workflowCode"],
+  });
+
+/** A campus account. */
+export const bootstrapUserSchema = z
+  .object({
+    tenant: domain,
+    account: z.string().min(1).max(100),
+    name: z.string().min(1).max(200),
+    email: z.email().max(320).optional(),
+    phone: z.string().min(3).max(32).optional(),
+    /** Omitted: the account cannot log in with a password. */
+    password: z.string().min(8).max(1024).optional(),
+    mailEnabled: z.boolean().default(false),
+  })
+  .strict();
+
 /**
  * The declarative bootstrap file named by BOOTSTRAP_FILE, applied idempotently at start: what it
  * lists is created or brought up to date; what it does not list is left alone.
@@ -24,8 +65,12 @@ export const bootstrapSchema = z
   .object({
     $schema: z.string().optional(),
     tenants: z.array(bootstrapTenantSchema).max(10_000).default([]),
+    applications: z.array(bootstrapApplicationSchema).max(10_000).default([]),
+    users: z.array(bootstrapUserSchema).max(100_000).default([]),
   })
   .strict();
 
 export type Bootstrap = z.infer<typeof bootstrapSchema>;
 export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
+export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
+export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;

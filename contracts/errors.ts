@@ -29,18 +29,26 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 export interface PlatformErrorOptions {
   /** The request field the error is about, when there is one. */
   field?: string;
+  /** `WWW-Authenticate` value for a 401, telling the client how to authenticate. */
+  challenge?: string;
+  /** RFC 6749 error code, for errors of the OAuth2 endpoints. */
+  oauthError?: string;
   cause?: unknown;
 }
 
 export class PlatformError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
+  readonly challenge: string | undefined;
+  readonly oauthError: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: PlatformErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "PlatformError";
     this.code = code;
     this.field = options.field;
+    this.challenge = options.challenge;
+    this.oauthError = options.oauthError;
   }
 }
 

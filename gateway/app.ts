@@ -4,8 +4,12 @@ import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.t
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { adminRoutes } from "./routes/admin-routes.ts";
+import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { oauthRoutes } from "./routes/oauth-routes.ts";
+import { profileRoutes } from "./routes/profile-routes.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(
@@ -49,6 +53,10 @@ export function createGateway(deps: GatewayDeps) {
   );
 
   app.route("/", healthRoutes(deps));
+  app.route("/", oauthRoutes(deps));
+  app.route("/", authorizeRoutes(deps));
+  app.route("/", profileRoutes(deps));
+  app.route("/", adminRoutes(deps));
   app.route("/", docsRoutes());
 
   // Built on first request, once every route is registered, then served from memory.
@@ -64,6 +72,16 @@ export function createGateway(deps: GatewayDeps) {
       },
       servers: [{ url: deps.config.http.publicUrl }],
     });
+    openApiDocument.components = {
+      ...openApiDocument.components,
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "an access token; or the access_token query parameter",
+        },
+      },
+    };
     return c.json(openApiDocument);
   });
 

@@ -7,7 +7,14 @@ import type { GatewayEnv } from "./gateway-env.ts";
  * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`) and
  * spec 001's `Response<T>` (with `ecode` and `entities`), which is also the platform's own default.
  */
-export type ApiSurface = "open-api" | "workflow";
+export type ApiSurface = "open-api" | "workflow" | "oauth" | "platform";
+
+/** Spec 001: a well-formed call answers 200 and reports a semantic failure in the envelope. */
+const SEMANTIC_ON_WORKFLOW: ReadonlySet<ErrorCode> = new Set([
+  ErrorCode.NotFound,
+  ErrorCode.Conflict,
+  ErrorCode.Unprocessable,
+]);
 
 interface ErrorMapping {
   status: ContentfulStatusCode;
@@ -36,6 +43,8 @@ export function errorMapping(code: ErrorCode): ErrorMapping {
 
 export function envelopeFor(surface: ApiSurface, error: PlatformError): Record<string, unknown> {
   const { errno } = ERROR_MAPPING[error.code];
+  if (surface === "oauth")
+    return { error: error.oauthError ?? "invalid_request", error_description: error.message };
   if (surface === "open-api") return { errno, error: error.message, total: 0 };
   return { errno, ecode: error.code, error: error.message, total: 0, entities: [] };
 }
@@ -47,6 +56,13 @@ export function asPlatformError(error: unknown): PlatformError {
 }
 
 export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Response {
-  const surface: ApiSurface = c.get("surface") ?? "workflow";
-  return c.json(envelopeFor(surface, error), ERROR_MAPPING[error.code].status);
+  const surface: ApiSurface = c.get("surface") ?? "platform";
+  if (error.challenge) c.header("WWW-Authenticate", error.challenge);
+  if (surface === "oauth") {
+    c.header("Cache-Control", "no-store");
+    c.header("Pragma", "no-cache");
+  }
+  const status =
+    surface === "workflow" && SEMANTIC_ON_WORKFLOW.has(error.code) ? 200 : ERROR_MAPPING[error.code].status;
+  return c.json(envelopeFor(surface, error), status);
 }

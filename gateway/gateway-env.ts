@@ -3,6 +3,8 @@ import type { Config } from "../runtime/config.ts";
 import type { Database } from "../runtime/database.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { ApiSurface } from "./error-envelope.ts";
+import type { AccessClaims } from "./oauth/access-tokens.ts";
+import type { OAuthServices } from "./oauth/oauth-services.ts";
 
 /** What the gateway's routes are built with, once at start. */
 export interface GatewayDeps {
@@ -10,6 +12,7 @@ export interface GatewayDeps {
   log: Logger;
   db: Database;
   broker: Broker;
+  oauth: OAuthServices;
   /** Set when shutdown begins, so /readyz tells load balancers to stop sending traffic. */
   draining: { value: boolean };
 }
@@ -19,5 +22,7 @@ export interface GatewayEnv {
   Variables: {
     requestId: string;
     surface: ApiSurface;
+    /** The verified access token of a protected route. */
+    token: AccessClaims;
   };
 }

@@ -2,6 +2,9 @@ import { readFile } from "node:fs/promises";
 import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
 import { ConfigError } from "./config.ts";
 import type { Sql } from "./database.ts";
+import { upsertApplication } from "./directory/applications.ts";
+import { upsertTenant } from "./directory/tenants.ts";
+import { upsertUser } from "./directory/users.ts";
 import type { Logger } from "./logger.ts";
 
 const BOOTSTRAP_LOCK = 7_301_002;
@@ -33,17 +36,16 @@ export async function readBootstrapFile(path: string): Promise<Bootstrap> {
 export async function applyBootstrap(sql: Sql, bootstrap: Bootstrap, log: Logger): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
-    for (const tenant of bootstrap.tenants) {
-      await tx`
-        insert into tenants (domain, name, style, logo, banner, copyright)
-        values (${tenant.domain}, ${tenant.name}, ${tenant.style ?? null}, ${tenant.logo ?? null},
-                ${tenant.banner ?? null}, ${tenant.copyright ?? null})
-        on conflict (domain) do update set
-          name = excluded.name, style = excluded.style, logo = excluded.logo,
-          banner = excluded.banner, copyright = excluded.copyright, updated_at = now()
-        where (tenants.name, tenants.style, tenants.logo, tenants.banner, tenants.copyright)
-          is distinct from (excluded.name, excluded.style, excluded.logo, excluded.banner, excluded.copyright)`;
-    }
+    for (const tenant of bootstrap.tenants) await upsertTenant(tx, tenant);
+    for (const application of bootstrap.applications) await upsertApplication(tx, application);
+    for (const user of bootstrap.users) await upsertUser(tx, user);
   });
-  log.info({ tenants: bootstrap.tenants.length }, "bootstrap file applied");
+  log.info(
+    {
+      tenants: bootstrap.tenants.length,
+      applications: bootstrap.applications.length,
+      users: bootstrap.users.length,
+    },
+    "bootstrap file applied",
+  );
 }

@@ -38,6 +38,14 @@ const environmentSchema = z.object({
   BODY_LIMIT_BYTES: integer(1024, 1024 ** 3).default(1024 * 1024),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(25_000),
   WORKER_CONCURRENCY: integer(1, 1000).optional(),
+  ACCESS_TOKEN_TTL_SECONDS: integer(60, 86_400).default(3600),
+  REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000).default(2_592_000),
+  AUTHORIZATION_CODE_TTL_SECONDS: integer(10, 600).default(60),
+  /** Failed password attempts per account, and per client, before a lockout. */
+  LOGIN_MAX_FAILURES: integer(1, 1000).default(5),
+  LOGIN_LOCKOUT_SECONDS: integer(1, 86_400).default(900),
+  /** Operator token for the admin API; unset, the admin API answers 404. */
+  ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
 });
 
 export interface Config {
@@ -52,6 +60,15 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Overrides the concurrency of every job kind in a worker process. */
   workerConcurrency: number | undefined;
+  oauth: {
+    issuer: string;
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    authorizationCodeTtlSeconds: number;
+    loginMaxFailures: number;
+    loginLockoutSeconds: number;
+  };
+  adminToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -74,11 +91,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
   return {
     http: {
       host: e.HOST,
       port: e.PORT,
-      publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+      publicUrl,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
     },
     dataDir: resolve(e.DATA_DIR),
@@ -88,6 +106,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapFile: e.BOOTSTRAP_FILE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    oauth: {
+      issuer: publicUrl,
+      accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
+      authorizationCodeTtlSeconds: e.AUTHORIZATION_CODE_TTL_SECONDS,
+      loginMaxFailures: e.LOGIN_MAX_FAILURES,
+      loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
+    },
+    adminToken: e.ADMIN_TOKEN,
   };
 }
 

@@ -4,6 +4,8 @@ import { startEmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Logger } from "./logger.ts";
 
 export type Sql = postgres.Sql;
+/** What a store function runs its statements on: the pool, or a transaction of it. */
+export type Queryable = Sql | postgres.TransactionSql;
 
 export interface Database {
   sql: Sql;

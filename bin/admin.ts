@@ -1,0 +1,34 @@
+import { applyBootstrap, readBootstrapFile } from "../runtime/bootstrap.ts";
+import { ConfigError, loadConfig } from "../runtime/config.ts";
+import { openDatabase } from "../runtime/database.ts";
+import { rotateApplicationSecret } from "../runtime/directory/application-secrets.ts";
+import { createLogger } from "../runtime/logger.ts";
+import { migrate } from "../runtime/migrations.ts";
+import { runMain } from "../runtime/process-main.ts";
+
+const USAGE = `Usage:
+  npm run admin -- apply <bootstrap.json>        create or update tenants, applications and users
+  npm run admin -- new-secret <application-id>   print a new secret for an application (shown once)`;
+
+// `npm run admin -- …`: the operators' commands, on the database the environment names.
+runMain(async () => {
+  const [command, argument] = process.argv.slice(2);
+  if (!command || !argument || !["apply", "new-secret"].includes(command)) throw new ConfigError(USAGE);
+  const config = loadConfig();
+  const log = createLogger({ level: config.log.level === "info" ? "warn" : config.log.level, name: "admin" });
+  const bootstrap = command === "apply" ? await readBootstrapFile(argument) : undefined;
+  const db = await openDatabase(config, log);
+  try {
+    await migrate(db.sql, log);
+    if (bootstrap) {
+      await applyBootstrap(db.sql, bootstrap, log);
+      process.stdout.write(`applied ${argument}\n`);
+    } else {
+      const secret = await rotateApplicationSecret(db.sql, argument);
+      if (!secret) throw new ConfigError(`No application ${argument}`);
+      process.stdout.write(`${secret}\n`);
+    }
+  } finally {
+    await db.close();
+  }
+});

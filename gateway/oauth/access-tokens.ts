@@ -1,0 +1,164 @@
+import { randomUUID, type webcrypto } from "node:crypto";
+import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, jwtVerify, SignJWT } from "jose";
+import type { Grant, TokenKind } from "../../contracts/scopes.ts";
+import type { Sql } from "../../runtime/database.ts";
+
+const KEY_LOCK = 7_301_003;
+/** Verified tokens remembered, so a busy client's requests skip the signature check. */
+const VERIFIED_CACHE_SIZE = 10_000;
+/** Reload keys from the database at most this often, for tokens signed by a key made elsewhere. */
+const KEY_RELOAD_INTERVAL_MS = 5000;
+
+/** What an access token says: who it is for, through which grant, with which scopes. */
+export interface AccessClaims {
+  clientId: string;
+  userId: string | undefined;
+  tenantId: string | undefined;
+  grant: Grant;
+  kind: TokenKind;
+  scopes: string[];
+  jti: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+interface SigningKey {
+  kid: string;
+  privateKey: webcrypto.CryptoKey;
+  publicKey: webcrypto.CryptoKey;
+  publicJwk: JWK;
+}
+
+/**
+ * Access tokens are EdDSA-signed JWTs, verifiable by any gateway process without a database round
+ * trip. The signing keys live in Postgres, so every process signs and verifies with the same ones.
+ */
+export class AccessTokens {
+  private keys = new Map<string, SigningKey>();
+  private current!: SigningKey;
+  private readonly verified = new Map<string, AccessClaims>();
+  private lastReload = 0;
+
+  private constructor(
+    private readonly sql: Sql,
+    private readonly issuer: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  static async load(sql: Sql, options: { issuer: string; ttlSeconds: number }): Promise<AccessTokens> {
+    const tokens = new AccessTokens(sql, options.issuer, options.ttlSeconds);
+    await tokens.ensureKey();
+    await tokens.reloadKeys();
+    return tokens;
+  }
+
+  get lifetimeSeconds(): number {
+    return this.ttlSeconds;
+  }
+
+  async issue(claims: Omit<AccessClaims, "jti" | "issuedAt" | "expiresAt">): Promise<string> {
+    const key = this.current;
+    return new SignJWT({
+      client_id: claims.clientId,
+      scope: claims.scopes.join(" "),
+      gty: claims.grant,
+      kind: claims.kind,
+      ...(claims.tenantId ? { tid: claims.tenantId } : {}),
+    })
+      .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "at+jwt" })
+      .setIssuer(this.issuer)
+      .setSubject(claims.userId ?? claims.clientId)
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setExpirationTime(`${this.ttlSeconds}s`)
+      .sign(key.privateKey);
+  }
+
+  /** The token's claims, or undefined when it is malformed, forged or expired. */
+  async verify(token: string): Promise<AccessClaims | undefined> {
+    const cached = this.verified.get(token);
+    if (cached) {
+      if (cached.expiresAt * 1000 > Date.now()) return cached;
+      this.verified.delete(token);
+      return undefined;
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, (header) => this.publicKeyFor(header.kid), {
+        issuer: this.issuer,
+        algorithms: ["EdDSA"],
+        typ: "at+jwt",
+      }));
+    } catch {
+      return undefined;
+    }
+    const claims: AccessClaims = {
+      clientId: String(payload.client_id),
+      userId: payload.kind === "user" ? payload.sub : undefined,
+      tenantId: typeof payload.tid === "string" ? payload.tid : undefined,
+      grant: payload.gty as Grant,
+      kind: payload.kind as TokenKind,
+      scopes: String(payload.scope ?? "")
+        .split(" ")
+        .filter(Boolean),
+      jti: String(payload.jti),
+      issuedAt: Number(payload.iat),
+      expiresAt: Number(payload.exp),
+    };
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  /** The public keys as a JSON Web Key Set, for clients and resource servers that verify tokens. */
+  jwks(): { keys: JWK[] } {
+    return { keys: [...this.keys.values()].map((key) => key.publicJwk) };
+  }
+
+  private async publicKeyFor(kid: string | undefined): Promise<webcrypto.CryptoKey> {
+    let key = kid ? this.keys.get(kid) : undefined;
+    if (!key && Date.now() - this.lastReload > KEY_RELOAD_INTERVAL_MS) {
+      await this.reloadKeys();
+      key = kid ? this.keys.get(kid) : undefined;
+    }
+    if (!key) throw new Error("unknown signing key");
+    return key.publicKey;
+  }
+
+  /** Makes the first signing key when there is none; processes starting together make one. */
+  private async ensureKey(): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${KEY_LOCK})`;
+      const [existing] = await tx`select kid from signing_keys where retired_at is null limit 1`;
+      if (existing) return;
+      const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+      const kid = randomUUID();
+      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "EdDSA" };
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "EdDSA", use: "sig" };
+      await tx`insert into signing_keys (kid, private_jwk, public_jwk) values (${kid}, ${tx.json(privateJwk)}, ${tx.json(publicJwk)})`;
+    });
+  }
+
+  private async reloadKeys(): Promise<void> {
+    this.lastReload = Date.now();
+    // Retired keys verify until the longest-lived token they signed has expired.
+    const rows = await this.sql<
+      { kid: string; private_jwk: JWK; public_jwk: JWK; retired_at: Date | null }[]
+    >`
+      select kid, private_jwk, public_jwk, retired_at from signing_keys
+      where retired_at is null or retired_at > now() - make_interval(secs => ${this.ttlSeconds})
+      order by created_at`;
+    const keys = new Map<string, SigningKey>();
+    for (const row of rows) {
+      const key: SigningKey = {
+        kid: row.kid,
+        privateKey: (await importJWK(row.private_jwk, "EdDSA")) as webcrypto.CryptoKey,
+        publicKey: (await importJWK(row.public_jwk, "EdDSA")) as webcrypto.CryptoKey,
+        publicJwk: row.public_jwk,
+      };
+      keys.set(row.kid, key);
+      if (!row.retired_at) this.current = key;
+    }
+    this.keys = keys;
+  }
+}

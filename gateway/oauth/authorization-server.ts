@@ -1,0 +1,290 @@
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { Grant, parseScopeParameter, scopeNamed, tokenKindOf } from "../../contracts/scopes.ts";
+import type { Config } from "../../runtime/config.ts";
+import type { Sql } from "../../runtime/database.ts";
+import { type Application, applicationById } from "../../runtime/directory/applications.ts";
+import { hashSecret, newSecret, secretMatches } from "../../runtime/directory/secrets.ts";
+import { authenticateUser, type User, userById } from "../../runtime/directory/users.ts";
+import type { AccessTokens } from "./access-tokens.ts";
+import type { LoginLimiter } from "./login-limiter.ts";
+import { invalidClient, oauthError } from "./oauth-errors.ts";
+import type { RefreshTokens } from "./refresh-tokens.ts";
+
+/** The token response of spec 000, exactly. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: "bearer";
+  expires_in: number;
+  refresh_token?: string;
+}
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string | undefined;
+  usedHeader: boolean;
+}
+
+export interface AuthorizationServerDeps {
+  sql: Sql;
+  config: Config;
+  accessTokens: AccessTokens;
+  refreshTokens: RefreshTokens;
+  loginLimiter: LoginLimiter;
+}
+
+/** Which scopes a grant may carry: approved for the application and allowed for the grant type. */
+export function grantableScopes(app: Application, grant: Grant, requested: string | undefined): string[] {
+  if (requested === undefined || requested.trim() === "") {
+    // Spec 000: an omitted scope means every client-credentials scope the application owns; for
+    // the other grants, every approved scope that grant may carry.
+    return app.scopes.filter((name) => scopeNamed(name)?.grants.includes(grant));
+  }
+  const parsed = parseScopeParameter(requested);
+  if (!parsed.ok) throw oauthError("invalid_scope", parsed.error);
+  for (const name of parsed.names) {
+    if (!app.scopes.includes(name))
+      throw oauthError("invalid_scope", `scope ${name} is not approved for this application`);
+    if (!scopeNamed(name)!.grants.includes(grant)) {
+      throw oauthError("invalid_scope", `scope ${name} cannot be granted through ${grant}`);
+    }
+  }
+  return parsed.names;
+}
+
+export class AuthorizationServer {
+  constructor(private readonly deps: AuthorizationServerDeps) {}
+
+  /**
+   * The application behind the credentials. A public client (no secret) authenticates with its id
+   * alone, and only where `allowPublic` says so (the authorization code grant, with PKCE).
+   */
+  async authenticateClient(credentials: ClientCredentials, allowPublic = false): Promise<Application> {
+    const app = await applicationById(this.deps.sql, credentials.clientId);
+    if (!app || app.disabled) throw invalidClient(credentials.usedHeader);
+    if (app.secretHash === null) {
+      if (allowPublic && credentials.clientSecret === undefined) return app;
+      throw invalidClient(credentials.usedHeader);
+    }
+    if (credentials.clientSecret === undefined || !secretMatches(credentials.clientSecret, app.secretHash)) {
+      throw invalidClient(credentials.usedHeader);
+    }
+    return app;
+  }
+
+  async clientCredentials(app: Application, scope: string | undefined): Promise<TokenResponse> {
+    if (app.secretHash === null)
+      throw oauthError("unauthorized_client", "public clients cannot use client_credentials");
+    const scopes = grantableScopes(app, Grant.ClientCredentials, scope);
+    const accessToken = await this.deps.accessTokens.issue({
+      clientId: app.id,
+      userId: undefined,
+      tenantId: app.tenantId ?? undefined,
+      grant: Grant.ClientCredentials,
+      kind: "sys",
+      scopes,
+    });
+    return {
+      access_token: accessToken,
+      token_type: "bearer",
+      expires_in: this.deps.accessTokens.lifetimeSeconds,
+    };
+  }
+
+  async password(
+    app: Application,
+    params: { username?: string; password?: string; scope?: string },
+  ): Promise<TokenResponse> {
+    if (!params.username || !params.password)
+      throw oauthError("invalid_request", "username and password are required");
+    if (app.secretHash === null)
+      throw oauthError("unauthorized_client", "public clients cannot use the password grant");
+    const scopes = grantableScopes(app, Grant.Password, params.scope);
+    const user = await this.authenticateWithLimits(app, params.username, params.password);
+    if (!user) throw oauthError("invalid_grant", "wrong username or password");
+    return this.userTokens(app, user, Grant.Password, scopes);
+  }
+
+  async refresh(
+    app: Application,
+    params: { refresh_token?: string; scope?: string },
+  ): Promise<TokenResponse> {
+    if (!params.refresh_token) throw oauthError("invalid_request", "refresh_token is required");
+    const rotation = await this.deps.refreshTokens.rotate(params.refresh_token, app.id);
+    if (!rotation.ok) throw oauthError("invalid_grant", rotation.reason);
+    const { grant } = rotation;
+    // A token keeps no more than the application is approved for now.
+    let scopes = grant.scopes.filter((name) => app.scopes.includes(name));
+    if (params.scope !== undefined && params.scope.trim() !== "") {
+      const parsed = parseScopeParameter(params.scope);
+      if (!parsed.ok) throw oauthError("invalid_scope", parsed.error);
+      const extra = parsed.names.filter((name) => !scopes.includes(name));
+      if (extra.length > 0) throw oauthError("invalid_scope", `scope ${extra.join(", ")} was not granted`);
+      scopes = parsed.names;
+    }
+    const accessToken = await this.deps.accessTokens.issue({
+      clientId: app.id,
+      userId: grant.userId ?? undefined,
+      tenantId: grant.tenantId ?? undefined,
+      grant: grant.grantType,
+      kind: tokenKindOf(grant.grantType),
+      scopes,
+    });
+    const refreshToken = await this.deps.refreshTokens.issue({ ...grant, scopes });
+    return {
+      access_token: accessToken,
+      token_type: "bearer",
+      expires_in: this.deps.accessTokens.lifetimeSeconds,
+      refresh_token: refreshToken,
+    };
+  }
+
+  async authorizationCode(
+    app: Application,
+    params: { code?: string; redirect_uri?: string; code_verifier?: string },
+  ): Promise<TokenResponse> {
+    if (!params.code) throw oauthError("invalid_request", "code is required");
+    const { sql } = this.deps;
+    const hash = hashSecret(params.code);
+    const [code] = await sql<
+      {
+        applicationId: string;
+        userId: string;
+        redirectUri: string;
+        scopes: string[];
+        codeChallenge: string | null;
+        familyId: string | null;
+        used: boolean;
+        expired: boolean;
+      }[]
+    >`
+      update authorization_codes set used_at = coalesce(used_at, now())
+      where code_hash = ${hash}
+      returning application_id as "applicationId", user_id as "userId", redirect_uri as "redirectUri", scopes,
+                code_challenge as "codeChallenge", family_id as "familyId",
+                used_at < now() as used, expires_at <= now() as expired`;
+    if (!code || code.applicationId !== app.id)
+      throw oauthError("invalid_grant", "unknown authorization code");
+    if (code.used) {
+      // A code presented twice was intercepted or replayed: what it issued is revoked.
+      if (code.familyId) await this.deps.refreshTokens.revokeFamily(code.familyId);
+      throw oauthError("invalid_grant", "authorization code already used");
+    }
+    if (code.expired) throw oauthError("invalid_grant", "authorization code expired");
+    if (params.redirect_uri !== code.redirectUri)
+      throw oauthError("invalid_grant", "redirect_uri does not match");
+    if (code.codeChallenge !== null) {
+      if (!params.code_verifier) throw oauthError("invalid_grant", "code_verifier is required");
+      const challenge = createHash("sha256").update(params.code_verifier).digest("base64url");
+      if (!timingSafeEqualText(challenge, code.codeChallenge))
+        throw oauthError("invalid_grant", "code_verifier does not match");
+    }
+    const user = await this.userOrFail(code.userId);
+    const familyId = randomUUID();
+    await sql`update authorization_codes set family_id = ${familyId} where code_hash = ${hash}`;
+    return this.userTokens(app, user, Grant.AuthorizationCode, code.scopes, familyId);
+  }
+
+  /** Access (and refresh) tokens for a user, bound to the application's tenant or the user's. */
+  async userTokens(
+    app: Application,
+    user: User,
+    grant: Grant,
+    scopes: string[],
+    familyId?: string,
+  ): Promise<TokenResponse> {
+    const accessToken = await this.deps.accessTokens.issue({
+      clientId: app.id,
+      userId: user.id,
+      tenantId: user.tenantId,
+      grant,
+      kind: "user",
+      scopes,
+    });
+    const response: TokenResponse = {
+      access_token: accessToken,
+      token_type: "bearer",
+      expires_in: this.deps.accessTokens.lifetimeSeconds,
+    };
+    if (grant !== Grant.Implicit) {
+      response.refresh_token = await this.deps.refreshTokens.issue({
+        ...(familyId ? { familyId } : {}),
+        applicationId: app.id,
+        userId: user.id,
+        tenantId: user.tenantId,
+        grantType: grant,
+        scopes,
+      });
+    }
+    return response;
+  }
+
+  /**
+   * Checks a campus account's password under the per-account and per-client limits. The account is
+   * looked up in the application's tenant, or for a global application as `account@domain`, or in
+   * the only tenant there is.
+   */
+  async authenticateWithLimits(
+    app: Application,
+    username: string,
+    password: string,
+  ): Promise<User | undefined> {
+    const { sql, loginLimiter } = this.deps;
+    const subjects = [`account:${username.toLowerCase()}`, `client:${app.id}`];
+    const lockedFor = await loginLimiter.lockedFor(subjects);
+    if (lockedFor > 0)
+      throw oauthError("invalid_grant", `too many failed attempts; try again in ${lockedFor} s`);
+    const target = await resolveAccount(sql, app, username);
+    const user = target ? await authenticateUser(sql, target.tenantId, target.account, password) : undefined;
+    if (!user) {
+      await loginLimiter.recordFailure(subjects);
+      return undefined;
+    }
+    await loginLimiter.recordSuccess(subjects[0]!);
+    return user;
+  }
+
+  private async userOrFail(userId: string): Promise<User> {
+    const user = await userById(this.deps.sql, userId);
+    if (!user || user.disabled) throw oauthError("invalid_grant", "the account is disabled");
+    return user;
+  }
+
+  /** A new authorization code for a consented request; only its hash is stored. */
+  async issueCode(request: {
+    applicationId: string;
+    userId: string;
+    redirectUri: string;
+    scopes: string[];
+    codeChallenge: string | null;
+  }): Promise<string> {
+    const code = newSecret();
+    await this.deps.sql`
+      insert into authorization_codes (code_hash, application_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
+      values (${hashSecret(code)}, ${request.applicationId}, ${request.userId}, ${request.redirectUri}, ${request.scopes},
+              ${request.codeChallenge}, now() + make_interval(secs => ${this.deps.config.oauth.authorizationCodeTtlSeconds}))`;
+    return code;
+  }
+}
+
+async function resolveAccount(
+  sql: Sql,
+  app: Application,
+  username: string,
+): Promise<{ tenantId: string; account: string } | undefined> {
+  if (app.tenantId) return { tenantId: app.tenantId, account: username };
+  const at = username.lastIndexOf("@");
+  if (at > 0) {
+    const [tenant] = await sql<
+      { id: string }[]
+    >`select id from tenants where domain = ${username.slice(at + 1)}`;
+    if (tenant) return { tenantId: tenant.id, account: username.slice(0, at) };
+  }
+  const tenants = await sql<{ id: string }[]>`select id from tenants limit 2`;
+  return tenants.length === 1 ? { tenantId: tenants[0]!.id, account: username } : undefined;
+}
+
+function timingSafeEqualText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

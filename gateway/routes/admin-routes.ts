@@ -1,0 +1,85 @@
+import { timingSafeEqual } from "node:crypto";
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { bootstrapSchema } from "../../contracts/bootstrap.ts";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { applyBootstrap } from "../../runtime/bootstrap.ts";
+import { ConfigError } from "../../runtime/config.ts";
+import { rotateApplicationSecret } from "../../runtime/directory/application-secrets.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The operator token: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
+  return async function requireAdmin(c, next) {
+    const header = c.req.header("authorization") ?? "";
+    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
+    if (!given || !sameText(given, adminToken)) {
+      throw new PlatformError(ErrorCode.Unauthenticated, "the admin API needs the operator token", {
+        challenge: 'Bearer realm="admin"',
+      });
+    }
+    await next();
+  };
+}
+
+const appliedSchema = z.object({ applied: z.literal(true) }).openapi("BootstrapApplied");
+const secretSchema = z.object({ id: z.string(), secret: z.string() }).openapi("ApplicationSecret");
+
+/** The operators' API: the bootstrap document applied on demand, and application secrets. Off without ADMIN_TOKEN. */
+export function adminRoutes(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const adminToken = deps.config.adminToken;
+  if (!adminToken) return app;
+  app.use("/admin/*", requireAdmin(adminToken));
+
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/admin/bootstrap",
+      tags: ["Admin"],
+      summary: "Create or update tenants, applications and users, as the bootstrap file does",
+      security: [{ admin: [] }],
+      request: { body: { content: { "application/json": { schema: bootstrapSchema } }, required: true } },
+      responses: {
+        200: { description: "applied", content: { "application/json": { schema: appliedSchema } } },
+      },
+    }),
+    async (c) => {
+      try {
+        await applyBootstrap(deps.db.sql, c.req.valid("json"), deps.log);
+      } catch (error) {
+        if (error instanceof ConfigError) throw new PlatformError(ErrorCode.InvalidArgument, error.message);
+        throw error;
+      }
+      return c.json({ applied: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/admin/applications/{id}/secret",
+      tags: ["Admin"],
+      summary: "Give an application a new secret; the answer is the only place it is shown",
+      security: [{ admin: [] }],
+      request: { params: z.object({ id: z.string().max(64) }) },
+      responses: {
+        200: { description: "the new secret", content: { "application/json": { schema: secretSchema } } },
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const secret = await rotateApplicationSecret(deps.db.sql, id);
+      if (!secret) throw new PlatformError(ErrorCode.NotFound, `no application ${id}`);
+      c.header("Cache-Control", "no-store");
+      return c.json({ id, secret }, 200);
+    },
+  );
+  return app;
+}

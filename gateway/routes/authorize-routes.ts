@@ -1,0 +1,227 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { isPlatformError } from "../../contracts/errors.ts";
+import { Grant } from "../../contracts/scopes.ts";
+import { type Application, applicationById } from "../../runtime/directory/applications.ts";
+import { newSecret } from "../../runtime/directory/secrets.ts";
+import { userById } from "../../runtime/directory/users.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { grantableScopes } from "../oauth/authorization-server.ts";
+import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
+
+const REQUEST_COOKIE = "op_authz";
+const REQUEST_TTL_SECONDS = 600;
+const FIELD_LIMIT = 4096;
+
+interface PendingRequest {
+  id: string;
+  applicationId: string;
+  responseType: "code" | "token";
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  codeChallenge: string | null;
+  userId: string | null;
+}
+
+/** Sends the browser back to the client with the result in the query (code) or fragment (token). */
+function redirectWith(
+  c: Context<GatewayEnv>,
+  request: Pick<PendingRequest, "redirectUri" | "state" | "responseType">,
+  params: Record<string, string>,
+) {
+  const values = new URLSearchParams(params);
+  if (request.state !== null) values.set("state", request.state);
+  const url = new URL(request.redirectUri);
+  if (request.responseType === "token") url.hash = values.toString();
+  else for (const [key, value] of values) url.searchParams.set(key, value);
+  c.header("Cache-Control", "no-store");
+  return c.redirect(url.toString(), 302);
+}
+
+function html(c: Context<GatewayEnv>, body: string, status: 200 | 400 = 200) {
+  c.header("Cache-Control", "no-store");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'");
+  return c.html(body, status);
+}
+
+/**
+ * The authorization endpoint: a login page, then a consent page listing what the application asks
+ * for, then a redirect to the registered redirect URI with a code (or, for an application allowed
+ * the implicit grant, a token). The pending request lives in Postgres and is bound to the browser
+ * by a cookie, so a leaked request id is useless elsewhere.
+ */
+export function authorizeRoutes(deps: GatewayDeps) {
+  const { sql } = deps.db;
+  const { server } = deps.oauth;
+  const app = new Hono<GatewayEnv>();
+
+  async function pending(
+    c: Context<GatewayEnv>,
+    id: string | undefined,
+  ): Promise<PendingRequest | undefined> {
+    if (!id || id.length > FIELD_LIMIT || getCookie(c, REQUEST_COOKIE) !== id) return undefined;
+    const [row] = await sql<PendingRequest[]>`
+      select id, application_id as "applicationId", response_type as "responseType", redirect_uri as "redirectUri",
+             scopes, state, code_challenge as "codeChallenge", user_id as "userId"
+      from authorization_requests where id = ${id} and expires_at > now()`;
+    return row;
+  }
+
+  app.get("/oauth2/authorize", async (c) => {
+    const q = c.req.query();
+    if (Object.values(q).some((value) => value.length > FIELD_LIMIT))
+      return html(c, errorPage("request too large"), 400);
+    const application = q.client_id ? await applicationById(sql, q.client_id) : undefined;
+    if (!application || application.disabled) return html(c, errorPage("unknown client_id"), 400);
+    const redirectUri =
+      q.redirect_uri ?? (application.redirectUris.length === 1 ? application.redirectUris[0] : undefined);
+    // Never redirect to an address the application did not register: show the error here instead.
+    if (!redirectUri || !application.redirectUris.includes(redirectUri)) {
+      return html(c, errorPage("redirect_uri is not registered for this application"), 400);
+    }
+    const responseType = q.response_type;
+    const base = { redirectUri, state: q.state ?? null };
+    if (responseType !== "code" && !(responseType === "token" && application.implicitAllowed)) {
+      return redirectWith(
+        c,
+        { ...base, responseType: "code" },
+        {
+          error: "unsupported_response_type",
+          error_description: `response_type ${responseType ?? "(missing)"} is not allowed for this application`,
+        },
+      );
+    }
+    const grant = responseType === "token" ? Grant.Implicit : Grant.AuthorizationCode;
+    let scopes: string[];
+    try {
+      scopes = grantableScopes(application, grant, q.scope);
+    } catch (error) {
+      return redirectWith(
+        c,
+        { ...base, responseType },
+        {
+          error: "invalid_scope",
+          error_description: isPlatformError(error) ? error.message : "invalid scope",
+        },
+      );
+    }
+    const challengeError = pkceError(application, responseType, q.code_challenge, q.code_challenge_method);
+    if (challengeError) {
+      return redirectWith(
+        c,
+        { ...base, responseType },
+        { error: "invalid_request", error_description: challengeError },
+      );
+    }
+    const id = newSecret();
+    await sql`
+      insert into authorization_requests (id, application_id, response_type, redirect_uri, scopes, state, code_challenge, expires_at)
+      values (${id}, ${application.id}, ${responseType}, ${redirectUri}, ${scopes}, ${q.state ?? null},
+              ${q.code_challenge ?? null}, now() + make_interval(secs => ${REQUEST_TTL_SECONDS}))`;
+    setCookie(c, REQUEST_COOKIE, id, {
+      httpOnly: true,
+      sameSite: "Lax",
+      path: "/oauth2",
+      maxAge: REQUEST_TTL_SECONDS,
+      secure: deps.config.http.publicUrl.startsWith("https:"),
+    });
+    return html(c, loginPage({ requestId: id, applicationName: application.name }));
+  });
+
+  app.post("/oauth2/authorize/login", async (c) => {
+    const form = await c.req.parseBody();
+    const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
+    if (!request)
+      return html(c, errorPage("this sign-in page has expired; start again from the application"), 400);
+    const application = (await applicationById(sql, request.applicationId))!;
+    const username = typeof form.username === "string" ? form.username.slice(0, 256) : "";
+    const password = typeof form.password === "string" ? form.password.slice(0, 1024) : "";
+    let user: Awaited<ReturnType<typeof server.authenticateWithLimits>>;
+    try {
+      user =
+        username && password
+          ? await server.authenticateWithLimits(application, username, password)
+          : undefined;
+    } catch (error) {
+      const message = isPlatformError(error) ? error.message : "sign-in failed";
+      return html(c, loginPage({ requestId: request.id, applicationName: application.name, error: message }));
+    }
+    if (!user) {
+      return html(
+        c,
+        loginPage({
+          requestId: request.id,
+          applicationName: application.name,
+          error: "Wrong account or password.",
+        }),
+      );
+    }
+    await sql`update authorization_requests set user_id = ${user.id} where id = ${request.id}`;
+    return html(
+      c,
+      consentPage({
+        requestId: request.id,
+        applicationName: application.name,
+        userName: user.name,
+        scopes: request.scopes,
+      }),
+    );
+  });
+
+  app.post("/oauth2/authorize/consent", async (c) => {
+    const form = await c.req.parseBody();
+    const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
+    if (!request?.userId)
+      return html(c, errorPage("this consent page has expired; start again from the application"), 400);
+    await sql`delete from authorization_requests where id = ${request.id}`;
+    deleteCookie(c, REQUEST_COOKIE, { path: "/oauth2" });
+    if (form.decision !== "allow") {
+      return redirectWith(c, request, {
+        error: "access_denied",
+        error_description: "the user denied access",
+      });
+    }
+    const application = (await applicationById(sql, request.applicationId))!;
+    const user = await userById(sql, request.userId);
+    if (!user || user.disabled)
+      return redirectWith(c, request, { error: "access_denied", error_description: "account disabled" });
+    if (request.responseType === "token") {
+      const tokens = await server.userTokens(application, user, Grant.Implicit, request.scopes);
+      return redirectWith(c, request, {
+        access_token: tokens.access_token,
+        token_type: tokens.token_type,
+        expires_in: String(tokens.expires_in),
+        scope: request.scopes.join(" "),
+      });
+    }
+    const code = await server.issueCode({
+      applicationId: application.id,
+      userId: user.id,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      codeChallenge: request.codeChallenge,
+    });
+    return redirectWith(c, request, { code });
+  });
+
+  return app;
+}
+
+/** PKCE: S256 only; required of public clients (no secret), which cannot otherwise prove who they are. */
+function pkceError(
+  application: Application,
+  responseType: string,
+  challenge: string | undefined,
+  method: string | undefined,
+): string | undefined {
+  if (responseType !== "code") return undefined;
+  if (challenge === undefined) {
+    return application.secretHash === null ? "public clients must send a PKCE code_challenge" : undefined;
+  }
+  if (method !== "S256") return "code_challenge_method must be S256";
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return "code_challenge must be a base64url SHA-256 digest";
+  return undefined;
+}

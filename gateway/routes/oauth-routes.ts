@@ -1,0 +1,249 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { Grant, SCOPES } from "../../contracts/scopes.ts";
+import { userById } from "../../runtime/directory/users.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { surface } from "../middleware/surface.ts";
+import type { ClientCredentials, TokenResponse } from "../oauth/authorization-server.ts";
+import { invalidClient, oauthError } from "../oauth/oauth-errors.ts";
+
+const field = z.string().max(4096).optional();
+
+const tokenRequestSchema = z
+  .object({
+    grant_type: field.openapi({ example: "client_credentials" }),
+    scope: field.openapi({
+      description: "scope names separated by spaces, or the numeric sum of their bits",
+    }),
+    client_id: field,
+    client_secret: field,
+    username: field,
+    password: field,
+    refresh_token: field,
+    code: field,
+    redirect_uri: field,
+    code_verifier: field,
+  })
+  .openapi("TokenRequest");
+
+const tokenResponseSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal("bearer"),
+    expires_in: z.number().int(),
+    refresh_token: z.string().optional(),
+  })
+  .openapi("TokenResponse");
+
+const oauthErrorSchema = z
+  .object({ error: z.string(), error_description: z.string() })
+  .openapi("OAuthError", { description: "RFC 6749 §5.2 error" });
+
+const tokenRoute = createRoute({
+  method: "post",
+  path: "/oauth2/token",
+  tags: ["OAuth2"],
+  summary: "Issue an access token (client_credentials, password, refresh_token, authorization_code)",
+  description:
+    "Client credentials by HTTP Basic (preferred) or in the form; when both are given the header is used.",
+  request: { body: { content: { "application/x-www-form-urlencoded": { schema: tokenRequestSchema } } } },
+  responses: {
+    200: { description: "token issued", content: { "application/json": { schema: tokenResponseSchema } } },
+    400: { description: "RFC 6749 error", content: { "application/json": { schema: oauthErrorSchema } } },
+    401: { description: "invalid_client", content: { "application/json": { schema: oauthErrorSchema } } },
+  },
+});
+
+const tokenParameterSchema = z
+  .object({
+    token: field,
+    token_type_hint: field,
+    client_id: field,
+    client_secret: field,
+  })
+  .openapi("TokenParameter");
+
+const introspectionSchema = z
+  .object({
+    active: z.boolean(),
+    scope: z.string().optional(),
+    client_id: z.string().optional(),
+    username: z.string().optional(),
+    token_type: z.string().optional(),
+    exp: z.number().int().optional(),
+    iat: z.number().int().optional(),
+    sub: z.string().optional(),
+    iss: z.string().optional(),
+    jti: z.string().optional(),
+  })
+  .openapi("Introspection");
+
+const introspectRoute = createRoute({
+  method: "post",
+  path: "/oauth2/introspect",
+  tags: ["OAuth2"],
+  summary: "Token introspection (RFC 7662); the client needs the introspect scope",
+  request: { body: { content: { "application/x-www-form-urlencoded": { schema: tokenParameterSchema } } } },
+  responses: {
+    200: {
+      description: "the token's state",
+      content: { "application/json": { schema: introspectionSchema } },
+    },
+    401: { description: "invalid_client", content: { "application/json": { schema: oauthErrorSchema } } },
+  },
+});
+
+const revokeRoute = createRoute({
+  method: "post",
+  path: "/oauth2/revoke",
+  tags: ["OAuth2"],
+  summary: "Token revocation (RFC 7009): a refresh token and every token rotated from the same grant",
+  request: { body: { content: { "application/x-www-form-urlencoded": { schema: tokenParameterSchema } } } },
+  responses: {
+    200: { description: "revoked, or not a token of this client" },
+    401: { description: "invalid_client", content: { "application/json": { schema: oauthErrorSchema } } },
+  },
+});
+
+/** Client credentials from the Basic header, or else the form (RFC 6749 §2.3.1). */
+function clientCredentials(
+  c: Context<GatewayEnv>,
+  form: { client_id?: string; client_secret?: string },
+): ClientCredentials {
+  const header = c.req.header("authorization");
+  if (header?.toLowerCase().startsWith("basic ")) {
+    const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    if (colon < 0) throw invalidClient(true);
+    try {
+      return {
+        clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
+        clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")),
+        usedHeader: true,
+      };
+    } catch {
+      throw invalidClient(true);
+    }
+  }
+  if (!form.client_id) throw invalidClient(false);
+  return { clientId: form.client_id, clientSecret: form.client_secret, usedHeader: false };
+}
+
+function noStore(c: Context<GatewayEnv>): void {
+  c.header("Cache-Control", "no-store");
+  c.header("Pragma", "no-cache");
+}
+
+export function oauthRoutes(deps: GatewayDeps) {
+  const { server, accessTokens, refreshTokens } = deps.oauth;
+  const issuer = deps.config.oauth.issuer;
+  const app = new OpenAPIHono<GatewayEnv>();
+  app.use("/oauth2/*", surface("oauth"));
+
+  app.openapi(tokenRoute, async (c) => {
+    const form = c.req.valid("form");
+    const credentials = clientCredentials(c, form);
+    const grantType = form.grant_type;
+    if (!grantType) throw oauthError("invalid_request", "grant_type is required");
+    let response: TokenResponse;
+    if (grantType === Grant.ClientCredentials) {
+      response = await server.clientCredentials(await server.authenticateClient(credentials), form.scope);
+    } else if (grantType === Grant.Password) {
+      response = await server.password(await server.authenticateClient(credentials), form);
+    } else if (grantType === "refresh_token") {
+      response = await server.refresh(await server.authenticateClient(credentials), form);
+    } else if (grantType === Grant.AuthorizationCode) {
+      response = await server.authorizationCode(await server.authenticateClient(credentials, true), form);
+    } else {
+      throw oauthError("unsupported_grant_type", `grant_type ${grantType} is not supported`);
+    }
+    noStore(c);
+    return c.json(response, 200);
+  });
+
+  app.openapi(introspectRoute, async (c) => {
+    const form = c.req.valid("form");
+    const client = await server.authenticateClient(clientCredentials(c, form));
+    if (!client.scopes.includes("introspect")) {
+      throw oauthError("unauthorized_client", "introspection needs the introspect scope");
+    }
+    noStore(c);
+    const token = form.token ?? "";
+    if (form.token_type_hint !== "refresh_token") {
+      const claims = token ? await accessTokens.verify(token) : undefined;
+      if (claims) {
+        const user = claims.userId ? await userById(deps.db.sql, claims.userId) : undefined;
+        return c.json(
+          {
+            active: true,
+            scope: claims.scopes.join(" "),
+            client_id: claims.clientId,
+            ...(user ? { username: user.account } : {}),
+            token_type: "bearer",
+            exp: claims.expiresAt,
+            iat: claims.issuedAt,
+            sub: claims.userId ?? claims.clientId,
+            iss: issuer,
+            jti: claims.jti,
+          },
+          200,
+        );
+      }
+    }
+    const refresh = token ? await refreshTokens.active(token) : undefined;
+    if (refresh) {
+      return c.json(
+        {
+          active: true,
+          scope: refresh.scopes.join(" "),
+          client_id: refresh.applicationId,
+          token_type: "refresh_token",
+          exp: Math.floor(refresh.expiresAt.getTime() / 1000),
+          iat: Math.floor(refresh.createdAt.getTime() / 1000),
+          sub: refresh.userId ?? refresh.applicationId,
+          iss: issuer,
+        },
+        200,
+      );
+    }
+    return c.json({ active: false }, 200);
+  });
+
+  app.openapi(revokeRoute, async (c) => {
+    const form = c.req.valid("form");
+    const client = await server.authenticateClient(clientCredentials(c, form), true);
+    // Access tokens are self-contained and expire on their own; a refresh token's family is revoked.
+    if (form.token) await refreshTokens.revoke(form.token, client.id);
+    noStore(c);
+    return c.body(null, 200);
+  });
+
+  app.get("/oauth2/jwks", (c) => c.json(accessTokens.jwks()));
+
+  app.get("/.well-known/oauth-authorization-server", (c) =>
+    c.json({
+      issuer,
+      authorization_endpoint: `${issuer}/oauth2/authorize`,
+      token_endpoint: `${issuer}/oauth2/token`,
+      jwks_uri: `${issuer}/oauth2/jwks`,
+      introspection_endpoint: `${issuer}/oauth2/introspect`,
+      revocation_endpoint: `${issuer}/oauth2/revoke`,
+      scopes_supported: SCOPES.map((scope) => scope.name),
+      response_types_supported: ["code", "token"],
+      response_modes_supported: ["query", "fragment"],
+      grant_types_supported: [
+        "authorization_code",
+        "client_credentials",
+        "password",
+        "refresh_token",
+        "implicit",
+      ],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
+      introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
+      code_challenge_methods_supported: ["S256"],
+    }),
+  );
+
+  return app;
+}

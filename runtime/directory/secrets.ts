@@ -1,0 +1,58 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 };
+
+function scryptHash(password: string, salt: Buffer, N: number, r: number, p: number, keyLength: number) {
+  return new Promise<Buffer>((resolve, reject) =>
+    scrypt(password, salt, keyLength, { N, r, p, maxmem: 64 * 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
+  );
+}
+
+/** A user password, hashed slowly (scrypt) because people choose guessable ones. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptHash(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLength);
+  return ["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64url"), key.toString("base64url")].join(
+    "$",
+  );
+}
+
+export async function passwordMatches(password: string, stored: string | null): Promise<boolean> {
+  const parts = stored?.split("$");
+  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") {
+    // Same work as a real check, so timing does not tell whether the account exists.
+    await scryptHash(password, randomBytes(16), SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLength);
+    return false;
+  }
+  const [, N, r, p, salt, key] = parts as [string, string, string, string, string, string];
+  const expected = Buffer.from(key, "base64url");
+  const actual = await scryptHash(
+    password,
+    Buffer.from(salt, "base64url"),
+    Number(N),
+    Number(r),
+    Number(p),
+    expected.length,
+  );
+  return timingSafeEqual(actual, expected);
+}
+
+/** A new random secret or token: 256 bits, URL-safe. */
+export function newSecret(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/**
+ * Client secrets and tokens are 256 random bits, so a fast hash is enough to store them: nobody can
+ * guess their way back from it.
+ */
+export function hashSecret(secret: string): Buffer {
+  return createHash("sha256").update(secret).digest();
+}
+
+export function secretMatches(secret: string, stored: Buffer | null): boolean {
+  if (!stored) return false;
+  return timingSafeEqual(hashSecret(secret), stored);
+}
