@@ -107,7 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workerConcurrency: e.WORKER_CONCURRENCY,
     oauth: {
-      issuer: publicUrl,
+      // The canonical form of the URL, with its trailing slash, as OAuth clients compare it.
+      issuer: `${publicUrl}/`,
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       authorizationCodeTtlSeconds: e.AUTHORIZATION_CODE_TTL_SECONDS,

@@ -364,7 +364,8 @@ for (const mode of await testModes()) {
         const metadata = (await (
           await fetch(`${platform.url}/.well-known/oauth-authorization-server`)
         ).json()) as Record<string, unknown>;
-        assert.equal(metadata.token_endpoint, `${metadata.issuer}/oauth2/token`);
+        assert.equal(metadata.issuer, `${platform.url}/`);
+        assert.equal(metadata.token_endpoint, `${platform.url}/oauth2/token`);
         assert.deepEqual(metadata.code_challenge_methods_supported, ["S256"]);
         assert.ok((metadata.scopes_supported as string[]).includes("send_app_notification"));
         const jwks = (await (await fetch(`${platform.url}/oauth2/jwks`)).json()) as { keys: JWK[] };

@@ -137,6 +137,7 @@ function noStore(c: Context<GatewayEnv>): void {
 export function oauthRoutes(deps: GatewayDeps) {
   const { server, accessTokens, refreshTokens } = deps.oauth;
   const issuer = deps.config.oauth.issuer;
+  const base = deps.config.http.publicUrl;
   const app = new OpenAPIHono<GatewayEnv>();
   app.use("/oauth2/*", surface("oauth"));
 
@@ -223,11 +224,11 @@ export function oauthRoutes(deps: GatewayDeps) {
   app.get("/.well-known/oauth-authorization-server", (c) =>
     c.json({
       issuer,
-      authorization_endpoint: `${issuer}/oauth2/authorize`,
-      token_endpoint: `${issuer}/oauth2/token`,
-      jwks_uri: `${issuer}/oauth2/jwks`,
-      introspection_endpoint: `${issuer}/oauth2/introspect`,
-      revocation_endpoint: `${issuer}/oauth2/revoke`,
+      authorization_endpoint: `${base}/oauth2/authorize`,
+      token_endpoint: `${base}/oauth2/token`,
+      jwks_uri: `${base}/oauth2/jwks`,
+      introspection_endpoint: `${base}/oauth2/introspect`,
+      revocation_endpoint: `${base}/oauth2/revoke`,
       scopes_supported: SCOPES.map((scope) => scope.name),
       response_types_supported: ["code", "token"],
       response_modes_supported: ["query", "fragment"],

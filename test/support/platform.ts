@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -73,18 +74,26 @@ export interface TestPlatform {
   stop(): Promise<void>;
 }
 
-/** Starts the whole platform in this process on a free port. */
+/** A port nothing listens on right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts the whole platform in this process on a free port, its public URL that port's. */
 export async function startTestPlatform(env: Record<string, string>): Promise<TestPlatform> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
-    PORT: "0",
+    PORT: String(port),
     HOST: "127.0.0.1",
+    PUBLIC_URL: url,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ...env,
   });
   const running = await startAllInOne(config);
-  return {
-    url: `http://127.0.0.1:${running.http!.port}`,
-    running,
-    stop: () => running.stop(),
-  };
+  return { url, running, stop: () => running.stop() };
 }
