@@ -2,10 +2,11 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Grant, parseScopeParameter, scopeNamed, tokenKindOf } from "../../contracts/scopes.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { Sql } from "../../runtime/database.ts";
-import { type Application, applicationById } from "../../runtime/directory/applications.ts";
+import type { Application } from "../../runtime/directory/applications.ts";
 import { hashSecret, newSecret, secretMatches } from "../../runtime/directory/secrets.ts";
 import { authenticateUser, type User, userById } from "../../runtime/directory/users.ts";
 import type { AccessTokens } from "./access-tokens.ts";
+import type { ApplicationCache } from "./application-cache.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
 import { invalidClient, oauthError } from "./oauth-errors.ts";
 import type { RefreshTokens } from "./refresh-tokens.ts";
@@ -26,6 +27,7 @@ export interface ClientCredentials {
 
 export interface AuthorizationServerDeps {
   sql: Sql;
+  applications: ApplicationCache;
   config: Config;
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
@@ -59,7 +61,7 @@ export class AuthorizationServer {
    * alone, and only where `allowPublic` says so (the authorization code grant, with PKCE).
    */
   async authenticateClient(credentials: ClientCredentials, allowPublic = false): Promise<Application> {
-    const app = await applicationById(this.deps.sql, credentials.clientId);
+    const app = await this.deps.applications.get(credentials.clientId);
     if (!app || app.disabled) throw invalidClient(credentials.usedHeader);
     if (app.secretHash === null) {
       if (allowPublic && credentials.clientSecret === undefined) return app;

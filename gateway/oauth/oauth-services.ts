@@ -1,6 +1,7 @@
 import type { Config } from "../../runtime/config.ts";
 import type { Sql } from "../../runtime/database.ts";
 import { AccessTokens } from "./access-tokens.ts";
+import { ApplicationCache } from "./application-cache.ts";
 import { AuthorizationServer } from "./authorization-server.ts";
 import { LoginLimiter } from "./login-limiter.ts";
 import { RefreshTokens } from "./refresh-tokens.ts";
@@ -9,6 +10,7 @@ import { RefreshTokens } from "./refresh-tokens.ts";
 export interface OAuthServices {
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
+  applications: ApplicationCache;
   server: AuthorizationServer;
 }
 
@@ -19,6 +21,14 @@ export async function createOAuthServices(sql: Sql, config: Config): Promise<OAu
   });
   const refreshTokens = new RefreshTokens(sql, config.oauth.refreshTokenTtlSeconds);
   const loginLimiter = new LoginLimiter(sql, config.oauth.loginMaxFailures, config.oauth.loginLockoutSeconds);
-  const server = new AuthorizationServer({ sql, config, accessTokens, refreshTokens, loginLimiter });
-  return { accessTokens, refreshTokens, server };
+  const applications = new ApplicationCache(sql);
+  const server = new AuthorizationServer({
+    sql,
+    applications,
+    config,
+    accessTokens,
+    refreshTokens,
+    loginLimiter,
+  });
+  return { accessTokens, refreshTokens, applications, server };
 }

@@ -53,6 +53,7 @@ export function adminRoutes(deps: GatewayDeps) {
     async (c) => {
       try {
         await applyBootstrap(deps.db.sql, c.req.valid("json"), deps.log);
+        deps.oauth.applications.clear();
       } catch (error) {
         if (error instanceof ConfigError) throw new PlatformError(ErrorCode.InvalidArgument, error.message);
         throw error;
@@ -77,6 +78,7 @@ export function adminRoutes(deps: GatewayDeps) {
       const { id } = c.req.valid("param");
       const secret = await rotateApplicationSecret(deps.db.sql, id);
       if (!secret) throw new PlatformError(ErrorCode.NotFound, `no application ${id}`);
+      deps.oauth.applications.clear();
       c.header("Cache-Control", "no-store");
       return c.json({ id, secret }, 200);
     },
