@@ -678,6 +678,32 @@ for (const mode of await testModes()) {
       });
     });
 
+    describe("signing keys", () => {
+      it("rotate without breaking tokens already issued, and the new key signs from then on", async () => {
+        const before = await token(
+          { grant_type: "client_credentials", scope: "sys_profile" },
+          basic("sign-app", SIGN_SECRET),
+        );
+        const rotated = await fetch(`${platform.url}/admin/signing-keys/rotate`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+        assert.equal(rotated.status, 200);
+        const jwks = (await (await fetch(`${platform.url}/oauth2/jwks`)).json()) as { keys: JWK[] };
+        assert.equal(jwks.keys.length, 2, "the retired key stays published");
+        const after = await token(
+          { grant_type: "client_credentials", scope: "sys_profile" },
+          basic("sign-app", SIGN_SECRET),
+        );
+        const kidOf = (jwt: unknown) =>
+          JSON.parse(Buffer.from(String(jwt).split(".")[0]!, "base64url").toString()).kid as string;
+        assert.notEqual(kidOf(after.body.access_token), kidOf(before.body.access_token));
+        for (const issued of [before, after]) {
+          assert.equal((await introspect(String(issued.body.access_token))).active, true);
+        }
+      });
+    });
+
     describe("admin API", () => {
       it("needs the operator token, applies bootstrap documents and rotates secrets", async () => {
         const body = JSON.stringify({

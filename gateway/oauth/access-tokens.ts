@@ -8,13 +8,15 @@ import {
 } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, jwtVerify } from "jose";
 import type { Grant, TokenKind } from "../../contracts/scopes.ts";
-import type { Sql } from "../../runtime/database.ts";
+import type { Queryable, Sql } from "../../runtime/database.ts";
 
 const KEY_LOCK = 7_301_003;
 /** Verified tokens remembered, so a busy client's requests skip the signature check. */
 const VERIFIED_CACHE_SIZE = 10_000;
 /** Reload keys from the database at most this often, for tokens signed by a key made elsewhere. */
 const KEY_RELOAD_INTERVAL_MS = 5000;
+/** How often each process looks for a newer signing key. */
+const KEY_REFRESH_INTERVAL_MS = 60_000;
 
 /** What an access token says: who it is for, through which grant, with which scopes. */
 export interface AccessClaims {
@@ -57,6 +59,9 @@ export class AccessTokens {
     const tokens = new AccessTokens(sql, options.issuer, options.ttlSeconds);
     await tokens.ensureKey();
     await tokens.reloadKeys();
+    // Every process picks up a key rotated elsewhere within a minute; until then tokens it signs
+    // with the retired key still verify, since retired keys stay published.
+    setInterval(() => void tokens.reloadKeys().catch(() => {}), KEY_REFRESH_INTERVAL_MS).unref();
     return tokens;
   }
 
@@ -144,13 +149,13 @@ export class AccessTokens {
     await this.sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${KEY_LOCK})`;
       const [existing] = await tx`select kid from signing_keys where retired_at is null limit 1`;
-      if (existing) return;
-      const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
-      const kid = randomUUID();
-      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "EdDSA" };
-      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "EdDSA", use: "sig" };
-      await tx`insert into signing_keys (kid, private_jwk, public_jwk) values (${kid}, ${tx.json(privateJwk)}, ${tx.json(publicJwk)})`;
+      if (!existing) await insertSigningKey(tx);
     });
+  }
+
+  /** Reads the signing keys again, after a rotation made by this process. */
+  reload(): Promise<void> {
+    return this.reloadKeys();
   }
 
   private async reloadKeys(): Promise<void> {
@@ -178,4 +183,24 @@ export class AccessTokens {
     }
     this.keys = keys;
   }
+}
+
+async function insertSigningKey(tx: Queryable): Promise<void> {
+  const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const kid = randomUUID();
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "EdDSA" };
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "EdDSA", use: "sig" };
+  await tx`insert into signing_keys (kid, private_jwk, public_jwk) values (${kid}, ${tx.json(privateJwk)}, ${tx.json(publicJwk)})`;
+}
+
+/**
+ * Retires the current signing key and makes a new one. Tokens signed with the retired key keep
+ * verifying (its public half stays in the JWKS) until they expire.
+ */
+export async function rotateSigningKey(sql: Sql): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${KEY_LOCK})`;
+    await tx`update signing_keys set retired_at = now() where retired_at is null`;
+    await insertSigningKey(tx);
+  });
 }

@@ -7,6 +7,7 @@ import { applyBootstrap } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import { rotateApplicationSecret } from "../../runtime/directory/application-secrets.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { rotateSigningKey } from "../oauth/access-tokens.ts";
 
 function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -29,6 +30,7 @@ function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
 }
 
 const appliedSchema = z.object({ applied: z.literal(true) }).openapi("BootstrapApplied");
+const rotatedSchema = z.object({ rotated: z.literal(true) }).openapi("SigningKeyRotated");
 const secretSchema = z.object({ id: z.string(), secret: z.string() }).openapi("ApplicationSecret");
 
 /** The operators' API: the bootstrap document applied on demand, and application secrets. Off without ADMIN_TOKEN. */
@@ -81,6 +83,23 @@ export function adminRoutes(deps: GatewayDeps) {
       deps.oauth.applications.clear();
       c.header("Cache-Control", "no-store");
       return c.json({ id, secret }, 200);
+    },
+  );
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/admin/signing-keys/rotate",
+      tags: ["Admin"],
+      summary: "Retire the token signing key and make a new one; tokens already issued keep working",
+      security: [{ admin: [] }],
+      responses: {
+        200: { description: "rotated", content: { "application/json": { schema: rotatedSchema } } },
+      },
+    }),
+    async (c) => {
+      await rotateSigningKey(deps.db.sql);
+      await deps.oauth.accessTokens.reload();
+      return c.json({ rotated: true as const }, 200);
     },
   );
   return app;
