@@ -3,7 +3,14 @@ import { createHash, randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { Hono } from "hono";
 import { importJWK, type JWK, SignJWT } from "jose";
+import type postgres from "postgres";
+import { asPlatformError, errorResponse } from "../gateway/error-envelope.ts";
+import type { GatewayEnv } from "../gateway/gateway-env.ts";
+import { requireToken } from "../gateway/middleware/require-token.ts";
+import { surface } from "../gateway/middleware/surface.ts";
+import { AccessTokens } from "../gateway/oauth/access-tokens.ts";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
 
 const SIGN_SECRET = "sign-app-secret-0123456789abcdefghijklmnop";
@@ -71,6 +78,27 @@ interface TokenReply {
   status: number;
   body: Record<string, unknown>;
   headers: Headers;
+}
+
+/** A token signed with the platform's own key that expired a minute ago. */
+async function expiredToken(sql: postgres.Sql, issuer: string): Promise<string> {
+  const [key] = await sql<
+    { private_jwk: JWK }[]
+  >`select private_jwk from signing_keys where retired_at is null`;
+  const privateKey = await importJWK(key!.private_jwk, "EdDSA");
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    client_id: "web-app",
+    scope: "profile signature",
+    gty: "client_credentials",
+    kind: "sys",
+  })
+    .setProtectedHeader({ alg: "EdDSA", kid: key!.private_jwk.kid!, typ: "at+jwt" })
+    .setIssuer(issuer)
+    .setSubject("web-app")
+    .setIssuedAt(now - 3700)
+    .setExpirationTime(now - 60)
+    .sign(privateKey);
 }
 
 function pkcePair() {
@@ -433,6 +461,36 @@ for (const mode of await testModes()) {
         assert.equal(body.error, "the token lacks the scope sys_profile");
       });
 
+      it("gives spec 000's exact 401 body on an open-API route for an expired token", async () => {
+        const sql = platform.running.platform.db.sql;
+        const accessTokens = await AccessTokens.load(sql, {
+          issuer: platform.running.platform.config.oauth.issuer,
+          ttlSeconds: 3600,
+        });
+        const app = new Hono<GatewayEnv>();
+        app.onError((error, c) => errorResponse(c, asPlatformError(error)));
+        app.use(surface("open-api"));
+        app.post(
+          "/v1/signature/:code",
+          requireToken(accessTokens, { scopes: ["signature"], kind: "sys" }),
+          (c) => c.text("sealed"),
+        );
+        const expired = await expiredToken(sql, platform.running.platform.config.oauth.issuer);
+        const response = await app.request(`/v1/signature/seal-1?access_token=${expired}`, {
+          method: "POST",
+        });
+        assert.equal(response.status, 401);
+        assert.deepEqual(await response.json(), { errno: 10007, error: "ACCESS_TOKEN_EXPIRED", total: 0 });
+        const valid = await token(
+          { grant_type: "client_credentials", scope: "signature" },
+          basic("sign-app", SIGN_SECRET),
+        );
+        const sealed = await app.request(`/v1/signature/seal-1?access_token=${valid.body.access_token}`, {
+          method: "POST",
+        });
+        assert.equal(await sealed.text(), "sealed");
+      });
+
       it("answers a missing, forged or expired token with 401 and ACCESS_TOKEN_EXPIRED", async () => {
         const expected = {
           errno: 10007,
@@ -451,23 +509,10 @@ for (const mode of await testModes()) {
         assert.equal(forged.status, 401);
         assert.equal(forged.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
 
-        // A token signed with the platform's own key that expired a minute ago.
-        const [key] = await platform.running.platform.db.sql<{ private_jwk: JWK }[]>`
-          select private_jwk from signing_keys where retired_at is null`;
-        const privateKey = await importJWK(key!.private_jwk, "EdDSA");
-        const now = Math.floor(Date.now() / 1000);
-        const expired = await new SignJWT({
-          client_id: "web-app",
-          scope: "profile",
-          gty: "authorization_code",
-          kind: "user",
-        })
-          .setProtectedHeader({ alg: "EdDSA", kid: key!.private_jwk.kid!, typ: "at+jwt" })
-          .setIssuer(platform.running.platform.config.oauth.issuer)
-          .setSubject("00000000-0000-0000-0000-000000000000")
-          .setIssuedAt(now - 3700)
-          .setExpirationTime(now - 60)
-          .sign(privateKey);
+        const expired = await expiredToken(
+          platform.running.platform.db.sql,
+          platform.running.platform.config.oauth.issuer,
+        );
         const late = await fetch(`${platform.url}/apis/v2/me/profile`, {
           headers: { authorization: `Bearer ${expired}` },
         });
