@@ -23,8 +23,8 @@ export const gatewayBench: BenchCase = {
       const { reference, value } = await compareRates(
         { url: `http://127.0.0.1:${bare.port}/healthz` },
         { url: `http://127.0.0.1:${platform.port}/healthz` },
-        3,
         5,
+        4,
       );
       return [higherIsBetter("gateway.trivial-route", "req/s", value, reference, 0.7)];
     } finally {
