@@ -21,7 +21,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 export async function passwordMatches(password: string, stored: string | null): Promise<boolean> {
   const parts = stored?.split("$");
-  if (!parts || parts.length !== 6 || parts[0] !== "scrypt") {
+  if (parts?.length !== 6 || parts[0] !== "scrypt") {
     // Same work as a real check, so timing does not tell whether the account exists.
     await scryptHash(password, randomBytes(16), SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLength);
     return false;
