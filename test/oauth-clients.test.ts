@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import * as oauth from "oauth4webapi";
 import { chromium } from "playwright-core";
+import { AuthorizationPages } from "./support/authorization-pages.ts";
 import { startTestPlatform, type TestPlatform, tempDir } from "./support/platform.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -79,8 +80,7 @@ describe("OAuth2 with real clients", () => {
     // The authorization code flow, with the login and consent forms driven over plain HTTP.
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const authorizationUrl = new URL(as.authorization_endpoint!);
-    authorizationUrl.search = new URLSearchParams({
+    const pages = await AuthorizationPages.open(platform.url, {
       response_type: "code",
       client_id: client.client_id,
       redirect_uri: callback.url,
@@ -88,23 +88,10 @@ describe("OAuth2 with real clients", () => {
       state,
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
-    }).toString();
-    const start = await fetch(authorizationUrl);
-    const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
-    const request = /name="request" value="([^"]+)"/.exec(await start.text())![1]!;
-    const form = { "content-type": "application/x-www-form-urlencoded", cookie };
-    await fetch(`${platform.url}/oauth2/authorize/login`, {
-      method: "POST",
-      headers: form,
-      body: new URLSearchParams({ request, username: "dana", password: PASSWORD }),
     });
-    const consent = await fetch(`${platform.url}/oauth2/authorize/consent`, {
-      method: "POST",
-      headers: form,
-      body: new URLSearchParams({ request, decision: "allow" }),
-      redirect: "manual",
-    });
-    const params = oauth.validateAuthResponse(as, client, new URL(consent.headers.get("location")!), state);
+    await pages.signIn("dana", PASSWORD);
+    const landing = await pages.decide("allow");
+    const params = oauth.validateAuthResponse(as, client, landing, state);
     const user = await oauth.processAuthorizationCodeResponse(
       as,
       client,

@@ -11,6 +11,7 @@ import type { GatewayEnv } from "../gateway/gateway-env.ts";
 import { requireToken } from "../gateway/middleware/require-token.ts";
 import { surface } from "../gateway/middleware/surface.ts";
 import { AccessTokens } from "../gateway/oauth/access-tokens.ts";
+import { AuthorizationPages } from "./support/authorization-pages.ts";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
 
 const SIGN_SECRET = "sign-app-secret-0123456789abcdefghijklmnop";
@@ -526,35 +527,18 @@ for (const mode of await testModes()) {
       const { verifier, challenge } = pkcePair();
       const state = randomBytes(8).toString("hex");
       const redirect = clientId === "spa-app" ? SPA_REDIRECT : REDIRECT;
-      const start = await fetch(
-        `${platform.url}/oauth2/authorize?${new URLSearchParams({
-          response_type: "code",
-          client_id: clientId,
-          redirect_uri: redirect,
-          scope,
-          state,
-          code_challenge: challenge,
-          code_challenge_method: "S256",
-        })}`,
-      );
-      assert.equal(start.status, 200);
-      const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
-      const requestId = /name="request" value="([^"]+)"/.exec(await start.text())![1]!;
-      const login = await fetch(`${platform.url}/oauth2/authorize/login`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-        body: new URLSearchParams({ request: requestId, username: "alice", password: ALICE_PASSWORD }),
+      const pages = await AuthorizationPages.open(platform.url, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirect,
+        scope,
+        state,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
       });
-      const consentHtml = await login.text();
+      const consentHtml = await (await pages.signIn("alice", ALICE_PASSWORD)).text();
       assert.match(consentHtml, /detailed user info: identity, name, account info/);
-      const consent = await fetch(`${platform.url}/oauth2/authorize/consent`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-        body: new URLSearchParams({ request: requestId, decision: "allow" }),
-        redirect: "manual",
-      });
-      assert.equal(consent.status, 302);
-      const location = new URL(consent.headers.get("location")!);
+      const location = await pages.decide("allow");
       assert.equal(`${location.origin}${location.pathname}`, redirect);
       assert.equal(location.searchParams.get("state"), state);
       const code = location.searchParams.get("code")!;
@@ -622,31 +606,16 @@ for (const mode of await testModes()) {
       });
 
       it("refuses a wrong code_verifier", async () => {
-        const { challenge } = pkcePair();
-        const start = await fetch(
-          `${platform.url}/oauth2/authorize?${new URLSearchParams({
-            response_type: "code",
-            client_id: "web-app",
-            redirect_uri: REDIRECT,
-            scope: "profile",
-            code_challenge: challenge,
-            code_challenge_method: "S256",
-          })}`,
-        );
-        const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
-        const requestId = /name="request" value="([^"]+)"/.exec(await start.text())![1]!;
-        await fetch(`${platform.url}/oauth2/authorize/login`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-          body: new URLSearchParams({ request: requestId, username: "alice", password: ALICE_PASSWORD }),
+        const pages = await AuthorizationPages.open(platform.url, {
+          response_type: "code",
+          client_id: "web-app",
+          redirect_uri: REDIRECT,
+          scope: "profile",
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: "S256",
         });
-        const consent = await fetch(`${platform.url}/oauth2/authorize/consent`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-          body: new URLSearchParams({ request: requestId, decision: "allow" }),
-          redirect: "manual",
-        });
-        const code = new URL(consent.headers.get("location")!).searchParams.get("code")!;
+        await pages.signIn("alice", ALICE_PASSWORD);
+        const code = (await pages.decide("allow")).searchParams.get("code")!;
         const exchange = await token(
           {
             grant_type: "authorization_code",
@@ -668,43 +637,27 @@ for (const mode of await testModes()) {
         assert.equal(foreign.status, 400);
         assert.match(await foreign.text(), /redirect_uri is not registered/);
 
-        const start = await fetch(
-          `${platform.url}/oauth2/authorize?response_type=code&client_id=web-app&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=profile`,
-        );
-        const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
-        const requestId = /name="request" value="([^"]+)"/.exec(await start.text())![1]!;
-        const wrong = await fetch(`${platform.url}/oauth2/authorize/login`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-          body: new URLSearchParams({ request: requestId, username: "alice", password: "nope" }),
+        const pages = await AuthorizationPages.open(platform.url, {
+          response_type: "code",
+          client_id: "web-app",
+          redirect_uri: REDIRECT,
+          scope: "profile",
         });
-        assert.match(await wrong.text(), /Wrong account or password\./);
-        const withoutCookie = await fetch(`${platform.url}/oauth2/authorize/login`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({ request: requestId, username: "alice", password: ALICE_PASSWORD }),
-        });
+        assert.match(await (await pages.signIn("alice", "nope")).text(), /Wrong account or password\./);
+        const withoutCookie = await pages.signIn("alice", ALICE_PASSWORD, { withCookie: false });
         assert.equal(withoutCookie.status, 400, "a request id is bound to the browser that started it");
       });
 
       it("hands an implicit-grant token in the fragment only to applications allowed it", async () => {
-        const start = await fetch(
-          `${platform.url}/oauth2/authorize?response_type=token&client_id=spa-app&redirect_uri=${encodeURIComponent(SPA_REDIRECT)}&scope=profile&state=s1`,
-        );
-        const cookie = start.headers.get("set-cookie")!.split(";")[0]!;
-        const requestId = /name="request" value="([^"]+)"/.exec(await start.text())![1]!;
-        await fetch(`${platform.url}/oauth2/authorize/login`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-          body: new URLSearchParams({ request: requestId, username: "alice", password: ALICE_PASSWORD }),
+        const pages = await AuthorizationPages.open(platform.url, {
+          response_type: "token",
+          client_id: "spa-app",
+          redirect_uri: SPA_REDIRECT,
+          scope: "profile",
+          state: "s1",
         });
-        const consent = await fetch(`${platform.url}/oauth2/authorize/consent`, {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-          body: new URLSearchParams({ request: requestId, decision: "allow" }),
-          redirect: "manual",
-        });
-        const fragment = new URLSearchParams(new URL(consent.headers.get("location")!).hash.slice(1));
+        await pages.signIn("alice", ALICE_PASSWORD);
+        const fragment = new URLSearchParams((await pages.decide("allow")).hash.slice(1));
         assert.equal(fragment.get("state"), "s1");
         assert.equal(fragment.get("token_type"), "bearer");
         const profile = await fetch(

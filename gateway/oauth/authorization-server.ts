@@ -1,9 +1,9 @@
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Grant, parseScopeParameter, scopeNamed, tokenKindOf } from "../../contracts/scopes.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Application } from "../../runtime/directory/applications.ts";
-import { hashSecret, newSecret, secretMatches } from "../../runtime/directory/secrets.ts";
+import { hashSecret, newSecret, sameText, secretMatches } from "../../runtime/directory/secrets.ts";
 import { authenticateUser, type User, userById } from "../../runtime/directory/users.ts";
 import type { AccessTokens } from "./access-tokens.ts";
 import type { ApplicationCache } from "./application-cache.ts";
@@ -177,7 +177,7 @@ export class AuthorizationServer {
     if (code.codeChallenge !== null) {
       if (!params.code_verifier) throw oauthError("invalid_grant", "code_verifier is required");
       const challenge = createHash("sha256").update(params.code_verifier).digest("base64url");
-      if (!timingSafeEqualText(challenge, code.codeChallenge))
+      if (!sameText(challenge, code.codeChallenge))
         throw oauthError("invalid_grant", "code_verifier does not match");
     }
     const user = await this.userOrFail(code.userId);
@@ -283,10 +283,4 @@ async function resolveAccount(
   }
   const tenants = await sql<{ id: string }[]>`select id from tenants limit 2`;
   return tenants.length === 1 ? { tenantId: tenants[0]!.id, account: username } : undefined;
-}
-
-function timingSafeEqualText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }

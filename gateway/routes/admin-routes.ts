@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
@@ -6,14 +5,9 @@ import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { applyBootstrap } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import { rotateApplicationSecret } from "../../runtime/directory/application-secrets.ts";
+import { sameText } from "../../runtime/directory/secrets.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { rotateSigningKey } from "../oauth/access-tokens.ts";
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 /** The operator token: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {

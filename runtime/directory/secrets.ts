@@ -56,3 +56,10 @@ export function secretMatches(secret: string, stored: Buffer | null): boolean {
   if (!stored) return false;
   return timingSafeEqual(hashSecret(secret), stored);
 }
+
+/** Compares two strings in time that depends only on their lengths. */
+export function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
