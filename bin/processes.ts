@@ -1,12 +1,14 @@
 import type { Consumer } from "../contracts/broker.ts";
+import type { ChannelSender } from "../contracts/channel-plugin.ts";
 import { ALL_JOBS, jobCatalogue, queueDefinition } from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
-import { jobHandlers } from "../workers/job-handlers.ts";
+import { createJobHandlers } from "../workers/job-handlers.ts";
 import { startJobConsumers } from "../workers/job-runner.ts";
+import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -31,12 +33,17 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const draining = { value: false };
   let http: HttpServer | undefined;
   let consumers: Consumer[] = [];
+  let senders = new Map<string, ChannelSender>();
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
     await broker.declare(ALL_JOBS.map(queueDefinition));
-    consumers = await startJobConsumers(broker, jobCatalogue, jobHandlers, parts.queues, log, {
-      concurrency: config.workerConcurrency,
-    });
+    if (parts.queues.length > 0) {
+      senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
+      const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds: 120 });
+      consumers = await startJobConsumers(broker, jobCatalogue, handlers, parts.queues, log, {
+        concurrency: config.workerConcurrency,
+      });
+    }
     if (parts.serveHttp) {
       const oauth = await createOAuthServices(db.sql, config);
       http = await listen(createGateway({ ...platform, oauth, draining }), config.http);
@@ -58,6 +65,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
+      await Promise.all([...senders.values()].map((sender) => sender.close?.()));
       await broker.close();
       await db.close();
     },

@@ -58,6 +58,22 @@ export const bootstrapUserSchema = z
   .strict();
 
 /**
+ * A notification channel: spec 000's built-in ones (`email`, `sms`, `app`, `msgapp_template`) or
+ * an external channel by its name, each delivered through a plugin: a built-in plugin's name, a
+ * path to a module, or an npm package name. The whole file is read by every process at start, so
+ * plugin credentials never go into the database.
+ */
+export const bootstrapChannelSchema = z
+  .object({
+    name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a lower-case word"),
+    plugin: z.string().min(1).max(500),
+    config: z.record(z.string(), z.unknown()).default({}),
+    /** The application that runs the channel: it may mark the tasks delivered through it as read. */
+    operatorApplication: z.string().max(64).optional(),
+  })
+  .strict();
+
+/**
  * The declarative bootstrap file named by BOOTSTRAP_FILE, applied idempotently at start: what it
  * lists is created or brought up to date; what it does not list is left alone.
  */
@@ -67,6 +83,7 @@ export const bootstrapSchema = z
     tenants: z.array(bootstrapTenantSchema).max(10_000).default([]),
     applications: z.array(bootstrapApplicationSchema).max(10_000).default([]),
     users: z.array(bootstrapUserSchema).max(100_000).default([]),
+    channels: z.array(bootstrapChannelSchema).max(100).default([]),
   })
   .strict();
 
@@ -74,3 +91,4 @@ export type Bootstrap = z.infer<typeof bootstrapSchema>;
 export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
 export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
 export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;
+export type BootstrapChannel = z.infer<typeof bootstrapChannelSchema>;

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { QueueDefinition } from "./broker.ts";
 
 /** A kind of job: the queue it travels on, its payload schema, and how it is retried and timed out. */
@@ -20,11 +20,39 @@ export function queueDefinition(job: JobDefinition): QueueDefinition {
   return { name: job.queue, retryDelaysMs: job.retryDelaysMs };
 }
 
+/** A delivery job names the task row it delivers; everything else is read from Postgres. */
+export const deliveryJobSchema = z.object({ taskId: z.uuid() });
+
+const DELIVERY = {
+  payload: deliveryJobSchema,
+  retryDelaysMs: [5_000, 30_000, 300_000],
+  timeoutMs: 60_000,
+  concurrency: 16,
+} as const;
+
+/** The queue of a notification channel's deliveries. */
+export function deliveryQueue(channel: "email" | "sms" | "app" | "msgapp_template"): string {
+  return `notify.${channel}`;
+}
+
 /**
  * Every job kind of the platform, by name. Capabilities add their kinds here; the handler map in
  * workers/ is typed from this object, so a kind without a handler does not compile.
  */
-export const jobCatalogue = {} satisfies JobCatalogue;
+export const jobCatalogue = {
+  notifyEmail: { queue: "notify.email", description: "deliver a notification task by e-mail", ...DELIVERY },
+  notifySms: { queue: "notify.sms", description: "deliver a notification task by SMS", ...DELIVERY },
+  notifyApp: {
+    queue: "notify.app",
+    description: "deliver a notification task to the campus app (app_sms falls back to SMS)",
+    ...DELIVERY,
+  },
+  notifyMsgappTemplate: {
+    queue: "notify.msgapp_template",
+    description: "deliver a notification task as a messaging-app template message",
+    ...DELIVERY,
+  },
+} satisfies JobCatalogue;
 
 export type JobName = keyof typeof jobCatalogue;
 

@@ -8,6 +8,7 @@ import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthRoutes } from "./routes/oauth-routes.ts";
 import { profileRoutes } from "./routes/profile-routes.ts";
 
@@ -56,6 +57,7 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/", oauthRoutes(deps));
   app.route("/", authorizeRoutes(deps));
   app.route("/", profileRoutes(deps));
+  app.route("/", notificationRoutes(deps));
   app.route("/", adminRoutes(deps));
   app.route("/", docsRoutes());
 

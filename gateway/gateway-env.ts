@@ -1,3 +1,4 @@
+import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Database } from "../runtime/database.ts";
@@ -9,6 +10,8 @@ import type { OAuthServices } from "./oauth/oauth-services.ts";
 /** What the gateway's routes are built with, once at start. */
 export interface GatewayDeps {
   config: Config;
+  /** The bootstrap file as read at start (channel names and operators come from it). */
+  bootstrap: Bootstrap | undefined;
   log: Logger;
   db: Database;
   broker: Broker;

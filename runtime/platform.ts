@@ -1,3 +1,4 @@
+import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
 import { applyBootstrap, readBootstrapFile } from "./bootstrap.ts";
 import { EmbeddedBroker } from "./broker/embedded-broker.ts";
@@ -10,6 +11,8 @@ import { migrate } from "./migrations.ts";
 /** The connections every process kind shares: logger, database (migrated) and broker. */
 export interface Platform {
   config: Config;
+  /** The bootstrap file, read by every process (workers take their channel plugins from it). */
+  bootstrap: Bootstrap | undefined;
   log: Logger;
   db: Database;
   broker: Broker;
@@ -28,7 +31,7 @@ export async function openPlatform(
   const db = await openDatabase(config, log);
   try {
     await migrate(db.sql, log);
-    if (bootstrap) await applyBootstrap(db.sql, bootstrap, log);
+    if (bootstrap && options.applyBootstrap) await applyBootstrap(db.sql, bootstrap, log);
   } catch (error) {
     await db.close();
     throw error;
@@ -37,5 +40,5 @@ export async function openPlatform(
     ? await RabbitMqBroker.start({ url: config.broker.url, connectionName: processName }, log)
     : new EmbeddedBroker(log);
   log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
-  return { config, log, db, broker };
+  return { config, bootstrap, log, db, broker };
 }

@@ -1,5 +1,11 @@
 import type { jobCatalogue } from "../contracts/jobs.ts";
 import type { JobHandlers } from "./job-runner.ts";
+import { type DeliveryDeps, deliverTask } from "./notify/deliver-task.ts";
 
-/** The one handler of every job kind in the catalogue. */
-export const jobHandlers: JobHandlers<typeof jobCatalogue> = {};
+export type JobHandlerDeps = DeliveryDeps;
+
+/** The one handler of every job kind in the catalogue, built once at start. */
+export function createJobHandlers(deps: JobHandlerDeps): JobHandlers<typeof jobCatalogue> {
+  const deliver = deliverTask(deps);
+  return { notifyEmail: deliver, notifySms: deliver, notifyApp: deliver, notifyMsgappTemplate: deliver };
+}

@@ -1,0 +1,68 @@
+import type { z } from "zod";
+import type { NotificationBody } from "./notification.ts";
+
+/** One message to one recipient, as a channel plugin receives it. */
+export interface Delivery {
+  /** The delivery task's id: the same on every attempt, so upstreams can drop repeats. */
+  taskId: string;
+  notificationId: string;
+  /** The channel name as the notification asked for it (`email`, `campus_wall`, …). */
+  channel: string;
+  recipient: {
+    phone?: string;
+    email?: string;
+    account?: string;
+    user?: NonNullable<NotificationBody["users"]>[number];
+  };
+  notification: NotificationBody;
+  /** The campus account sending, for password-grant sends. */
+  sender?: { account: string; name: string; email?: string | null };
+}
+
+export interface SendResult {
+  providerMessageId?: string;
+}
+
+/**
+ * A failed delivery. `retryable` says whether a later attempt may help (a timeout, a 5xx); a
+ * refusal for this recipient (`recipientRefused`, e.g. the campus app not installed) lets the
+ * `app_sms` channel fall back to SMS.
+ */
+export class ChannelError extends Error {
+  readonly retryable: boolean;
+  readonly recipientRefused: boolean;
+
+  constructor(message: string, options: { retryable: boolean; recipientRefused?: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ChannelError";
+    this.retryable = options.retryable;
+    this.recipientRefused = options.recipientRefused ?? false;
+  }
+}
+
+export interface ChannelSender {
+  send(delivery: Delivery): Promise<SendResult>;
+  close?(): Promise<void>;
+}
+
+/** Minimal logger a plugin may write to (pino's shape). */
+export interface PluginLogger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}
+
+/**
+ * A channel plugin module's default export: a name, a zod schema for its configuration, and a
+ * factory called once at start with the parsed configuration. A plugin never touches the
+ * database or the broker; the notify worker owns statuses, retries and fallbacks.
+ */
+export interface ChannelPlugin<Config = unknown> {
+  name: string;
+  configSchema: z.ZodType<Config>;
+  create(config: Config, log: PluginLogger): ChannelSender | Promise<ChannelSender>;
+}
+
+export function defineChannelPlugin<Config>(plugin: ChannelPlugin<Config>): ChannelPlugin<Config> {
+  return plugin;
+}

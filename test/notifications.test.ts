@@ -1,0 +1,307 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { SMTPServer } from "smtp-server";
+import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { waitFor } from "./support/wait.ts";
+
+const SECRET = "notify-app-secret-0123456789abcdefghijklm";
+const OTHER_SECRET = "other-app-secret-0123456789abcdefghijklmn";
+
+interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/** A real SMTP server on a free port, keeping every message it accepts. */
+async function startSmtp(): Promise<{ port: number; mails: ReceivedMail[]; close(): Promise<void> }> {
+  const mails: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        mails.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString(),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return { port, mails, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A delivery task as the status API returns it. */
+interface TaskView {
+  taskId: string;
+  channel: string;
+  email?: string;
+  sendingStatus: string;
+  readingStatus: string;
+  sendtime: number;
+  readtime?: number;
+}
+
+interface Envelope {
+  errno: number;
+  error: string;
+  total: number;
+  entities: { id: string }[];
+}
+
+function basic(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
+}
+
+for (const mode of await testModes()) {
+  describe(`notifications by e-mail (${mode.name})`, () => {
+    let platform: TestPlatform;
+    let cleanup: () => Promise<void>;
+    let smtp: Awaited<ReturnType<typeof startSmtp>>;
+
+    async function userToken(account: string): Promise<string> {
+      const response = await fetch(`${platform.url}/oauth2/token`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: basic("notify-app", SECRET),
+        },
+        body: new URLSearchParams({
+          grant_type: "password",
+          username: account,
+          password: "sender password 1",
+          scope: "send_notification",
+        }),
+      });
+      return ((await response.json()) as { access_token: string }).access_token;
+    }
+
+    async function appToken(id: string, secret: string, scope: string): Promise<string> {
+      const response = await fetch(`${platform.url}/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(id, secret) },
+        body: new URLSearchParams({ grant_type: "client_credentials", scope }),
+      });
+      return ((await response.json()) as { access_token: string }).access_token;
+    }
+
+    async function send(token: string, body: unknown) {
+      const response = await fetch(`${platform.url}/v1/notification?access_token=${token}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Envelope };
+    }
+
+    async function status(token: string, ids: string[]) {
+      const query = ids.map((id) => `id=${id}`).join("&");
+      const response = await fetch(`${platform.url}/notification/status?${query}&access_token=${token}`);
+      return (await response.json()) as {
+        errno: number;
+        total: number;
+        entities: { id: string; tasks: TaskView[] }[];
+      };
+    }
+
+    before(async () => {
+      smtp = await startSmtp();
+      const prepared = await mode.prepare();
+      cleanup = prepared.cleanup;
+      const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
+      await writeFile(
+        file,
+        JSON.stringify({
+          tenants: [{ domain: "example.edu", name: "Example University" }],
+          applications: [
+            {
+              id: "notify-app",
+              secret: SECRET,
+              name: "Notifier",
+              scopes: ["send_notification", "send_app_notification", "notifications", "modify_notification"],
+            },
+            {
+              id: "other-app",
+              secret: OTHER_SECRET,
+              name: "Other",
+              scopes: ["notifications", "send_app_notification"],
+            },
+          ],
+          users: [
+            {
+              tenant: "example.edu",
+              account: "mailer",
+              name: "Mail Sender",
+              password: "sender password 1",
+              mailEnabled: true,
+            },
+            { tenant: "example.edu", account: "nomail", name: "No Mail", password: "sender password 1" },
+          ],
+          channels: [
+            {
+              name: "email",
+              plugin: "email",
+              config: { host: "127.0.0.1", port: smtp.port, from: "noreply@example.edu" },
+            },
+          ],
+        }),
+      );
+      platform = await startTestPlatform({ ...prepared.env, BOOTSTRAP_FILE: file });
+    });
+
+    after(async () => {
+      await platform?.stop();
+      await cleanup?.();
+      await smtp?.close();
+    });
+
+    it("records the notification, delivers one mail per recipient with html winning, and reports sent", async () => {
+      const token = await userToken("mailer");
+      const recipients = [`a-${randomUUID()}@example.edu`, `b-${randomUUID()}@example.edu`];
+      const sent = await send(token, {
+        channels: ["email"],
+        name: "Exam timetable",
+        content: "plain text loses",
+        html: "<p>The <b>html</b> body wins</p>",
+        emails: recipients,
+      });
+      assert.equal(sent.status, 200);
+      assert.equal(sent.body.errno, 0);
+      assert.equal(sent.body.total, 0);
+      const id = sent.body.entities[0]!.id;
+      assert.match(id, /^[0-9a-f-]{36}$/);
+
+      await waitFor(
+        () => recipients.every((r) => smtp.mails.some((m) => m.to.includes(r))),
+        10_000,
+        "the mails",
+      );
+      const mail = smtp.mails.find((m) => m.to.includes(recipients[0]!))!;
+      assert.match(mail.raw, /Subject: Exam timetable/);
+      assert.match(mail.raw, /text\/html/);
+      assert.doesNotMatch(mail.raw, /plain text loses/);
+
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      await waitFor(
+        async () =>
+          (await status(reader, [id])).entities[0]?.tasks.every((t) => t.sendingStatus === "sent") ?? false,
+        10_000,
+        "sent",
+      );
+      const [entity] = (await status(reader, [id])).entities;
+      assert.equal(entity!.tasks.length, 2);
+      assert.deepEqual(entity!.tasks.map((t) => t.email).sort(), [...recipients].sort());
+      for (const task of entity!.tasks) {
+        assert.equal(task.channel, "email");
+        assert.equal(task.readingStatus, "unknown");
+        assert.ok(Math.abs(task.sendtime - Date.now()) < 60_000);
+      }
+
+      const marker = await appToken("notify-app", SECRET, "modify_notification");
+      const readtime = Date.now() - 1000;
+      const marked = await fetch(`${platform.url}/notification/status?access_token=${marker}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ tasks: [{ taskId: entity!.tasks[0]!.taskId, read: true, readtime }] }),
+      });
+      const markedBody = (await marked.json()) as { entities: { tasks: TaskView[] }[] };
+      const readTask = markedBody.entities[0]!.tasks.find((t) => t.taskId === entity!.tasks[0]!.taskId)!;
+      assert.equal(readTask.readingStatus, "read");
+      assert.equal(readTask.readtime, readtime);
+    });
+
+    it("sends nothing twice for the same client-supplied id", async () => {
+      const token = await userToken("mailer");
+      const id = randomUUID();
+      const recipient = `once-${randomUUID()}@example.edu`;
+      const body = { id, channels: ["email"], name: "Once", content: "only once", emails: [recipient] };
+      const first = await send(token, body);
+      const second = await send(token, body);
+      assert.equal(first.status, 200);
+      assert.deepEqual(second.body, first.body);
+      await waitFor(() => smtp.mails.some((m) => m.to.includes(recipient)), 10_000, "the mail");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(smtp.mails.filter((m) => m.to.includes(recipient)).length, 1);
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      assert.equal((await status(reader, [id])).entities[0]!.tasks.length, 1);
+    });
+
+    it("succeeds but mails nothing when the sender has no mail service, and the task says why", async () => {
+      const token = await userToken("nomail");
+      const recipient = `none-${randomUUID()}@example.edu`;
+      const sent = await send(token, { channels: ["email"], name: "N", content: "c", emails: [recipient] });
+      assert.equal(sent.body.errno, 0);
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      const id = sent.body.entities[0]!.id;
+      await waitFor(
+        async () => (await status(reader, [id])).entities[0]?.tasks[0]?.sendingStatus === "fail",
+        10_000,
+        "fail",
+      );
+      assert.equal(
+        smtp.mails.some((m) => m.to.includes(recipient)),
+        false,
+      );
+      const [task] = await platform.running.platform.db
+        .sql`select detail from delivery_tasks where notification_id = ${id}`;
+      assert.match(String(task!.detail), /no mail service enabled/);
+    });
+
+    it("refuses a broken rule with errno and the field, recording nothing", async () => {
+      const token = await userToken("mailer");
+      const before = (
+        await platform.running.platform.db.sql`select count(*)::int as n from notifications`
+      )[0]!.n;
+      const broken = await send(token, {
+        channels: ["email"],
+        emails: ["x@example.edu"],
+        content: "no name",
+      });
+      assert.equal(broken.status, 400);
+      assert.deepEqual(broken.body, { errno: 10001, error: "name: is required for channel email", total: 0 });
+      const unconfigured = await send(token, { channels: ["sms"], phones: ["13800000000"], content: "c" });
+      assert.equal(unconfigured.body.error, "channels: sms is not configured on this platform");
+      const after = (await platform.running.platform.db.sql`select count(*)::int as n from notifications`)[0]!
+        .n;
+      assert.equal(after, before);
+    });
+
+    it("lets a client-credentials token send on the app channel only, and shows tasks only to their sender", async () => {
+      const appOnly = await appToken("notify-app", SECRET, "send_app_notification");
+      const refused = await send(appOnly, {
+        channels: ["email"],
+        name: "n",
+        content: "c",
+        emails: ["x@example.edu"],
+      });
+      assert.equal(refused.status, 403);
+      assert.match(String(refused.body.error), /send_app_notification covers the app channel only/);
+
+      const token = await userToken("mailer");
+      const sent = await send(token, {
+        channels: ["email"],
+        name: "Mine",
+        content: "c",
+        emails: [`m-${randomUUID()}@example.edu`],
+      });
+      const id = sent.body.entities[0]!.id;
+      const other = await appToken("other-app", OTHER_SECRET, "notifications");
+      const seen = await status(other, [id]);
+      assert.equal(seen.errno, 0);
+      assert.deepEqual(seen.entities, []);
+      const missingScope = await fetch(
+        `${platform.url}/notification/status?id=${id}&access_token=${appOnly}`,
+      );
+      assert.equal(missingScope.status, 403);
+    });
+  });
+}

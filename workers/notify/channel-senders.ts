@@ -1,0 +1,43 @@
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
+import type { ChannelPlugin, ChannelSender } from "../../contracts/channel-plugin.ts";
+import { ConfigError } from "../../runtime/config.ts";
+import type { Logger } from "../../runtime/logger.ts";
+
+/** The plugins that ship with the platform, by the name a channel's `plugin` field gives. */
+const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<unknown> }>> = {
+  email: () => import("../../plugins/email/email-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
+};
+
+async function loadPlugin(reference: string): Promise<ChannelPlugin<unknown>> {
+  const builtIn = BUILT_IN_PLUGINS[reference];
+  if (builtIn) return (await builtIn()).default;
+  // A path to a module, or an npm package name.
+  const specifier =
+    reference.startsWith(".") || isAbsolute(reference) ? pathToFileURL(resolve(reference)).href : reference;
+  const module = (await import(specifier)) as { default?: ChannelPlugin<unknown> };
+  const plugin = module.default;
+  if (!plugin || typeof plugin.create !== "function" || !plugin.configSchema) {
+    throw new ConfigError(`channel plugin ${reference} has no default export made with defineChannelPlugin`);
+  }
+  return plugin;
+}
+
+/** Every configured channel's sender, built once at start; a wrong plugin config stops the process. */
+export async function loadChannelSenders(
+  channels: readonly BootstrapChannel[],
+  log: Logger,
+): Promise<Map<string, ChannelSender>> {
+  const senders = new Map<string, ChannelSender>();
+  for (const channel of channels) {
+    const plugin = await loadPlugin(channel.plugin);
+    const config = plugin.configSchema.safeParse(channel.config);
+    if (!config.success) {
+      const issue = config.error.issues[0]!;
+      throw new ConfigError(`channel ${channel.name}: config.${issue.path.join(".")}: ${issue.message}`);
+    }
+    senders.set(channel.name, await plugin.create(config.data, log.child({ channel: channel.name })));
+  }
+  return senders;
+}

@@ -1,0 +1,108 @@
+import type { HandlerOutcome } from "../../contracts/broker.ts";
+import { ChannelError, type ChannelSender, type Delivery } from "../../contracts/channel-plugin.ts";
+import type { NotificationBody } from "../../contracts/notification.ts";
+import type { Sql } from "../../runtime/database.ts";
+import type { JobContext } from "../job-runner.ts";
+
+export interface DeliveryDeps {
+  sql: Sql;
+  senders: ReadonlyMap<string, ChannelSender>;
+  /** How long a worker holds a task while delivering it; at least the job's timeout. */
+  leaseSeconds: number;
+}
+
+interface ClaimedTask {
+  id: string;
+  notificationId: string;
+  channel: string;
+  phone: string | null;
+  email: string | null;
+  account: string | null;
+  recipient: Delivery["recipient"]["user"] | null;
+  body: NotificationBody;
+  senderAccount: string | null;
+  senderName: string | null;
+  senderEmail: string | null;
+  senderMailEnabled: boolean | null;
+}
+
+/**
+ * Delivers one task through its channel's plugin and records the outcome. The task is leased
+ * first, so a redelivered job never sends while another worker is sending, and a task already
+ * `sent` (or finally failed) is left alone: delivery is at least once, sending is once.
+ */
+export function deliverTask(deps: DeliveryDeps) {
+  const { sql } = deps;
+  return async ({ taskId }: { taskId: string }, context: JobContext): Promise<HandlerOutcome> => {
+    const [task] = await sql<ClaimedTask[]>`
+      with claimed as (
+        update delivery_tasks set claimed_until = now() + make_interval(secs => ${deps.leaseSeconds})
+        where id = ${taskId} and sending_status in ('pending', 'retrying')
+          and (claimed_until is null or claimed_until < now())
+        returning *
+      )
+      select c.id, c.notification_id as "notificationId", c.channel, c.phone, c.email, c.account, c.recipient,
+             n.body, u.account as "senderAccount", u.name as "senderName", u.email as "senderEmail",
+             u.mail_enabled as "senderMailEnabled"
+      from claimed c join notifications n on n.id = c.notification_id
+      left join users u on u.id = n.sender_user_id`;
+    if (!task) {
+      context.log.debug({ taskId }, "task already delivered, failed for good, or held by another worker");
+      return { outcome: "done" };
+    }
+    const finish = async (
+      status: "sent" | "retrying" | "fail",
+      detail: string | null,
+      providerId?: string,
+    ) => {
+      await sql`
+        update delivery_tasks set sending_status = ${status}, detail = ${detail},
+          provider_message_id = coalesce(${providerId ?? null}, provider_message_id),
+          sent_at = case when ${status} = 'sent' then now() else sent_at end,
+          attempts = attempts + 1, claimed_until = null, updated_at = now()
+        where id = ${taskId}`;
+    };
+    if (task.channel === "email" && task.senderAccount !== null && !task.senderMailEnabled) {
+      // Spec 000: the send succeeds, nothing is mailed, and the task says why.
+      await finish("fail", `the sender ${task.senderAccount} has no mail service enabled; nothing was sent`);
+      return { outcome: "done" };
+    }
+    const sender = deps.senders.get(task.channel);
+    if (!sender) {
+      await finish("fail", `channel ${task.channel} is not configured on this worker`);
+      return { outcome: "fail", reason: `channel ${task.channel} is not configured` };
+    }
+    const delivery: Delivery = {
+      taskId: task.id,
+      notificationId: task.notificationId,
+      channel: task.channel,
+      recipient: {
+        ...(task.phone ? { phone: task.phone } : {}),
+        ...(task.email ? { email: task.email } : {}),
+        ...(task.account ? { account: task.account } : {}),
+        ...(task.recipient ? { user: task.recipient } : {}),
+      },
+      notification: task.body,
+      ...(task.senderAccount
+        ? { sender: { account: task.senderAccount, name: task.senderName ?? "", email: task.senderEmail } }
+        : {}),
+    };
+    try {
+      const result = await sender.send(delivery);
+      await finish("sent", null, result.providerMessageId);
+      return { outcome: "done" };
+    } catch (error) {
+      const channelError =
+        error instanceof ChannelError
+          ? error
+          : new ChannelError((error as Error).message, { retryable: true });
+      const lastAttempt = context.attempt >= context.maxAttempts;
+      if (channelError.retryable && !lastAttempt) {
+        await finish("retrying", channelError.message);
+        return { outcome: "retry", reason: channelError.message };
+      }
+      await finish("fail", channelError.message);
+      return { outcome: "fail", reason: channelError.message };
+    }
+  };
+}
