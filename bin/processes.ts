@@ -1,6 +1,12 @@
 import type { Consumer } from "../contracts/broker.ts";
 import type { ChannelSender } from "../contracts/channel-plugin.ts";
-import { ALL_JOBS, jobCatalogue, queueDefinition } from "../contracts/jobs.ts";
+import {
+  ALL_JOBS,
+  type JobCatalogue,
+  jobCatalogue,
+  queueDefinition,
+  withDeliveryRetries,
+} from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
@@ -9,6 +15,7 @@ import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
 import { startJobConsumers } from "../workers/job-runner.ts";
 import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
+import { startPendingSweeper } from "../workers/notify/pending-sweeper.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -34,15 +41,20 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let http: HttpServer | undefined;
   let consumers: Consumer[] = [];
   let senders = new Map<string, ChannelSender>();
+  let stopSweeper = () => {};
+  const catalogue = withDeliveryRetries(jobCatalogue, config.notify.retryDelaysMs);
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
-    await broker.declare(ALL_JOBS.map(queueDefinition));
+    await broker.declare(Object.values(catalogue as JobCatalogue).map(queueDefinition));
     if (parts.queues.length > 0) {
       senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
       const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds: 120 });
-      consumers = await startJobConsumers(broker, jobCatalogue, handlers, parts.queues, log, {
+      consumers = await startJobConsumers(broker, catalogue, handlers, parts.queues, log, {
         concurrency: config.workerConcurrency,
       });
+      if (parts.queues.some((queue) => queue.startsWith("notify."))) {
+        stopSweeper = startPendingSweeper({ sql: db.sql, broker, log }, config.notify.sweepIntervalMs);
+      }
     }
     if (parts.serveHttp) {
       const oauth = await createOAuthServices(db.sql, config);
@@ -62,6 +74,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     consumers,
     async stop() {
       draining.value = true;
+      stopSweeper();
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));

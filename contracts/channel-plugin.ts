@@ -15,6 +15,11 @@ export interface Delivery {
     user?: NonNullable<NotificationBody["users"]>[number];
   };
   notification: NotificationBody;
+  /**
+   * The text spec 000's rules choose for a text channel: for `sms`, `abstract` wins over
+   * `content`; for the SMS half of `app_sms`, `content` wins over `abstract`.
+   */
+  text?: string;
   /** The campus account sending, for password-grant sends. */
   sender?: { account: string; name: string; email?: string | null };
 }

@@ -44,6 +44,14 @@ const environmentSchema = z.object({
   /** Failed password attempts per account, and per client, before a lockout. */
   LOGIN_MAX_FAILURES: integer(1, 1000).default(5),
   LOGIN_LOCKOUT_SECONDS: integer(1, 86_400).default(900),
+  /** Delays between delivery attempts of notifications, in milliseconds. */
+  NOTIFY_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "milliseconds separated by commas, such as 5000,30000,300000")
+    .transform((value) => value.split(",").map(Number))
+    .default([5_000, 30_000, 300_000]),
+  /** How often workers look for delivery tasks whose job was lost. */
+  NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
   /** Operator token for the admin API; unset, the admin API answers 404. */
   ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
 });
@@ -69,6 +77,7 @@ export interface Config {
     loginLockoutSeconds: number;
   };
   adminToken: string | undefined;
+  notify: { retryDelaysMs: number[]; sweepIntervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -116,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
     },
     adminToken: e.ADMIN_TOKEN,
+    notify: { retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS, sweepIntervalMs: e.NOTIFY_SWEEP_INTERVAL_MS },
   };
 }
 

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { TwilioStandIn } from "./support/twilio-stand-in.ts";
 import { waitFor } from "./support/wait.ts";
 
 const SECRET = "notify-app-secret-0123456789abcdefghijklm";
@@ -67,6 +68,7 @@ for (const mode of await testModes()) {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
+    let twilio: TwilioStandIn;
 
     async function userToken(account: string): Promise<string> {
       const response = await fetch(`${platform.url}/oauth2/token`, {
@@ -115,6 +117,7 @@ for (const mode of await testModes()) {
 
     before(async () => {
       smtp = await startSmtp();
+      twilio = await TwilioStandIn.start("AC0123456789", "twilio-token");
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
@@ -152,16 +155,32 @@ for (const mode of await testModes()) {
               plugin: "email",
               config: { host: "127.0.0.1", port: smtp.port, from: "noreply@example.edu" },
             },
+            {
+              name: "sms",
+              plugin: "sms",
+              config: {
+                accountSid: "AC0123456789",
+                authToken: "twilio-token",
+                from: "+15550000000",
+                baseUrl: twilio.url,
+              },
+            },
           ],
         }),
       );
-      platform = await startTestPlatform({ ...prepared.env, BOOTSTRAP_FILE: file });
+      platform = await startTestPlatform({
+        ...prepared.env,
+        BOOTSTRAP_FILE: file,
+        NOTIFY_RETRY_DELAYS_MS: "150,300",
+        NOTIFY_SWEEP_INTERVAL_MS: "200",
+      });
     });
 
     after(async () => {
       await platform?.stop();
       await cleanup?.();
       await smtp?.close();
+      await twilio?.close();
     });
 
     it("records the notification, delivers one mail per recipient with html winning, and reports sent", async () => {
@@ -268,8 +287,8 @@ for (const mode of await testModes()) {
       });
       assert.equal(broken.status, 400);
       assert.deepEqual(broken.body, { errno: 10001, error: "name: is required for channel email", total: 0 });
-      const unconfigured = await send(token, { channels: ["sms"], phones: ["13800000000"], content: "c" });
-      assert.equal(unconfigured.body.error, "channels: sms is not configured on this platform");
+      const unconfigured = await send(token, { channels: ["app"], accounts: ["alice"], name: "n" });
+      assert.equal(unconfigured.body.error, "channels: app is not configured on this platform");
       const after = (await platform.running.platform.db.sql`select count(*)::int as n from notifications`)[0]!
         .n;
       assert.equal(after, before);
@@ -302,6 +321,80 @@ for (const mode of await testModes()) {
         `${platform.url}/notification/status?id=${id}&access_token=${appOnly}`,
       );
       assert.equal(missingScope.status, 403);
+    });
+
+    it("texts each phone through the real twilio client, abstract winning over content", async () => {
+      const token = await userToken("mailer");
+      const phones = ["+15551230001", "+15551230002"];
+      const sent = await send(token, {
+        channels: ["sms"],
+        phones,
+        abstract: "Short abstract",
+        content: "Long content",
+      });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const id = sent.body.entities[0]!.id;
+      await waitFor(() => phones.every((p) => twilio.received.some((m) => m.to === p)), 10_000, "the texts");
+      const text = twilio.received.find((m) => m.to === phones[0])!;
+      assert.equal(text.body, "Short abstract");
+      assert.equal(text.from, "+15550000000");
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      await waitFor(
+        async () => (await status(reader, [id])).entities[0]!.tasks.every((t) => t.sendingStatus === "sent"),
+        10_000,
+        "sent",
+      );
+    });
+
+    it("retries with the configured delays and reports sent once the upstream recovers", async () => {
+      const token = await userToken("mailer");
+      const phone = "+15559990001";
+      twilio.failTimes.set(phone, 2);
+      const sent = await send(token, { channels: ["sms"], phones: [phone], content: "third time lucky" });
+      const id = sent.body.entities[0]!.id;
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      await waitFor(
+        async () => (await status(reader, [id])).entities[0]!.tasks[0]!.sendingStatus === "sent",
+        10_000,
+        "sent",
+      );
+      assert.equal(twilio.received.filter((m) => m.to === phone).length, 1);
+      const [row] = await platform.running.platform.db
+        .sql`select attempts from delivery_tasks where notification_id = ${id}`;
+      assert.equal(row!.attempts, 3);
+    });
+
+    it("fails after the last attempt, or at once for a refusal, keeping the upstream's error text", async () => {
+      const token = await userToken("mailer");
+      const flaky = "+15559990002";
+      const invalid = "+15559990003";
+      twilio.failTimes.set(flaky, 10);
+      twilio.invalid.add(invalid);
+      const sent = await send(token, { channels: ["sms"], phones: [flaky, invalid], content: "doomed" });
+      const id = sent.body.entities[0]!.id;
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      await waitFor(
+        async () => (await status(reader, [id])).entities[0]!.tasks.every((t) => t.sendingStatus === "fail"),
+        10_000,
+        "fail",
+      );
+      const rows = await platform.running.platform.db.sql`
+        select phone, attempts, detail from delivery_tasks where notification_id = ${id} order by position`;
+      assert.equal(rows[0]!.attempts, 3, "every attempt used on a retryable failure");
+      assert.match(String(rows[0]!.detail), /Service unavailable/);
+      assert.equal(rows[1]!.attempts, 1, "a refusal is not retried");
+      assert.match(String(rows[1]!.detail), /is not a valid phone number/);
+    });
+
+    it("delivers a task whose job never reached the broker (the sweeper republishes it)", async () => {
+      const sql = platform.running.platform.db.sql;
+      const id = randomUUID();
+      const phone = "+15559990004";
+      await sql`insert into notifications (id, application_id, body)
+                values (${id}, 'notify-app', ${sql.json({ id, channels: ["sms"], phones: [phone], content: "late" })})`;
+      await sql`insert into delivery_tasks (notification_id, requested_channel, channel, position, phone, updated_at)
+                values (${id}, 'sms', 'sms', 0, ${phone}, now() - interval '1 minute')`;
+      await waitFor(() => twilio.received.some((m) => m.to === phone), 10_000, "the swept task's text");
     });
   });
 }

@@ -8,6 +8,7 @@ import type { Logger } from "../../runtime/logger.ts";
 /** The plugins that ship with the platform, by the name a channel's `plugin` field gives. */
 const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<unknown> }>> = {
   email: () => import("../../plugins/email/email-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
+  sms: () => import("../../plugins/sms/sms-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
 };
 
 async function loadPlugin(reference: string): Promise<ChannelPlugin<unknown>> {

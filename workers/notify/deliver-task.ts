@@ -15,6 +15,7 @@ interface ClaimedTask {
   id: string;
   notificationId: string;
   channel: string;
+  requestedChannel: string;
   phone: string | null;
   email: string | null;
   account: string | null;
@@ -41,7 +42,7 @@ export function deliverTask(deps: DeliveryDeps) {
           and (claimed_until is null or claimed_until < now())
         returning *
       )
-      select c.id, c.notification_id as "notificationId", c.channel, c.phone, c.email, c.account, c.recipient,
+      select c.id, c.notification_id as "notificationId", c.channel, c.requested_channel as "requestedChannel", c.phone, c.email, c.account, c.recipient,
              n.body, u.account as "senderAccount", u.name as "senderName", u.email as "senderEmail",
              u.mail_enabled as "senderMailEnabled"
       from claimed c join notifications n on n.id = c.notification_id
@@ -83,6 +84,7 @@ export function deliverTask(deps: DeliveryDeps) {
         ...(task.recipient ? { user: task.recipient } : {}),
       },
       notification: task.body,
+      ...(task.channel === "sms" ? { text: smsText(task.body, task.requestedChannel) } : {}),
       ...(task.senderAccount
         ? { sender: { account: task.senderAccount, name: task.senderName ?? "", email: task.senderEmail } }
         : {}),
@@ -105,4 +107,11 @@ export function deliverTask(deps: DeliveryDeps) {
       return { outcome: "fail", reason: channelError.message };
     }
   };
+}
+
+/** Spec 000: `abstract` wins for the sms channel; `content` wins for the SMS half of app_sms. */
+function smsText(body: NotificationBody, requestedChannel: string): string {
+  const first = requestedChannel === "app_sms" ? body.content : body.abstract;
+  const second = requestedChannel === "app_sms" ? body.abstract : body.content;
+  return first || second || "";
 }
