@@ -70,6 +70,11 @@ export const bootstrapChannelSchema = z
     config: z.record(z.string(), z.unknown()).default({}),
     /** The application that runs the channel: it may mark the tasks delivered through it as read. */
     operatorApplication: z.string().max(64).optional(),
+    /**
+     * Applications the operators approved for this channel: for `sms`, those whose senders need
+     * not be `sms_` accounts; for `app`, the only applications that may send app messages.
+     */
+    permittedApplications: z.array(z.string().max(64)).max(1000).default([]),
   })
   .strict();
 

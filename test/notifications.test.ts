@@ -70,12 +70,15 @@ for (const mode of await testModes()) {
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     let twilio: TwilioStandIn;
 
-    async function userToken(account: string): Promise<string> {
+    async function userToken(
+      account: string,
+      client: [string, string] = ["notify-app", SECRET],
+    ): Promise<string> {
       const response = await fetch(`${platform.url}/oauth2/token`, {
         method: "POST",
         headers: {
           "content-type": "application/x-www-form-urlencoded",
-          authorization: basic("notify-app", SECRET),
+          authorization: basic(...client),
         },
         body: new URLSearchParams({
           grant_type: "password",
@@ -138,6 +141,12 @@ for (const mode of await testModes()) {
               name: "Other",
               scopes: ["notifications", "send_app_notification"],
             },
+            {
+              id: "plain-app",
+              secret: OTHER_SECRET,
+              name: "Not approved for SMS",
+              scopes: ["send_notification"],
+            },
           ],
           users: [
             {
@@ -148,6 +157,12 @@ for (const mode of await testModes()) {
               mailEnabled: true,
             },
             { tenant: "example.edu", account: "nomail", name: "No Mail", password: "sender password 1" },
+            {
+              tenant: "example.edu",
+              account: "sms_robot",
+              name: "SMS sender",
+              password: "sender password 1",
+            },
           ],
           channels: [
             {
@@ -164,6 +179,7 @@ for (const mode of await testModes()) {
                 from: "+15550000000",
                 baseUrl: twilio.url,
               },
+              permittedApplications: ["notify-app"],
             },
           ],
         }),
@@ -395,6 +411,21 @@ for (const mode of await testModes()) {
       await sql`insert into delivery_tasks (notification_id, requested_channel, channel, position, phone, updated_at)
                 values (${id}, 'sms', 'sms', 0, ${phone}, now() - interval '1 minute')`;
       await waitFor(() => twilio.received.some((m) => m.to === phone), 10_000, "the swept task's text");
+    });
+
+    it("takes SMS only from sms_ accounts, or from applications the operators approved", async () => {
+      const plain = await userToken("mailer", ["plain-app", OTHER_SECRET]);
+      const refused = await send(plain, { channels: ["sms"], phones: ["+15559990005"], content: "c" });
+      assert.equal(refused.status, 403);
+      assert.match(String(refused.body.error), /sms_ account/);
+      const robot = await userToken("sms_robot", ["plain-app", OTHER_SECRET]);
+      const accepted = await send(robot, {
+        channels: ["sms"],
+        phones: ["+15559990005"],
+        content: "from a robot",
+      });
+      assert.equal(accepted.status, 200);
+      await waitFor(() => twilio.received.some((m) => m.body === "from a robot"), 10_000, "the text");
     });
   });
 }

@@ -159,6 +159,37 @@ function checkSender(token: AccessClaims, body: NotificationBody): void {
   );
 }
 
+/**
+ * Spec 000's sender preconditions: SMS from an `sms_` account, or from an application the
+ * operators approved for SMS; campus-app messages only from approved applications. (E-mail from
+ * an account without the mail service is accepted and reported on the task instead.)
+ */
+async function checkSenderPreconditions(
+  sql: Queryable,
+  token: AccessClaims,
+  body: NotificationBody,
+  permitted: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<void> {
+  const wants = (channel: string) => body.channels.includes(channel) || body.channels.includes("app_sms");
+  if (wants("app") && !permitted.get("app")?.has(token.clientId)) {
+    throw new PlatformError(
+      ErrorCode.PermissionDenied,
+      `application ${token.clientId} is not permitted to send campus-app messages; the platform operators grant it`,
+    );
+  }
+  if (wants("sms") && !permitted.get("sms")?.has(token.clientId)) {
+    const [sender] = token.userId
+      ? await sql<{ account: string }[]>`select account from users where id = ${token.userId}`
+      : [];
+    if (!sender?.account.startsWith("sms_")) {
+      throw new PlatformError(
+        ErrorCode.PermissionDenied,
+        `SMS must come from an sms_ account, or from an application the platform operators approved for SMS`,
+      );
+    }
+  }
+}
+
 async function tasksOf(sql: Queryable, notificationIds: string[]): Promise<TaskRow[]> {
   return sql<TaskRow[]>`
     select id, notification_id as "notificationId", channel, phone, email, account,
@@ -178,6 +209,9 @@ export function notificationRoutes(deps: GatewayDeps) {
   const configured = new Set((deps.bootstrap?.channels ?? []).map((channel) => channel.name));
   const builtIn = new Set<string>(BUILT_IN_CHANNELS);
   const external = new Set([...configured].filter((name) => !builtIn.has(name)));
+  const permitted = new Map(
+    (deps.bootstrap?.channels ?? []).map((channel) => [channel.name, new Set(channel.permittedApplications)]),
+  );
   const operatorChannels = new Map<string, string[]>();
   for (const channel of deps.bootstrap?.channels ?? []) {
     if (!channel.operatorApplication) continue;
@@ -233,6 +267,7 @@ export function notificationRoutes(deps: GatewayDeps) {
           { field: "channels" },
         );
       }
+      await checkSenderPreconditions(sql, token, body, permitted);
       // Fail before recording anything when jobs could not be handed on.
       if (!deps.broker.isConnected())
         throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
