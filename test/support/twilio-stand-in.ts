@@ -60,19 +60,19 @@ export class TwilioStandIn {
     };
     const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
     if (authorization !== expectedAuth)
-      return reply(401, { code: 20003, message: "Authenticate", status: 401 });
+      return void reply(401, { code: 20003, message: "Authenticate", status: 401 });
     if (method !== "POST" || url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`) {
-      return reply(404, { code: 20404, message: "The requested resource was not found", status: 404 });
+      return void reply(404, { code: 20404, message: "The requested resource was not found", status: 404 });
     }
     const form = new URLSearchParams(body);
     const to = form.get("To") ?? "";
     const failures = this.failTimes.get(to) ?? 0;
     if (failures > 0) {
       this.failTimes.set(to, failures - 1);
-      return reply(503, { code: 20503, message: "Service unavailable", status: 503 });
+      return void reply(503, { code: 20503, message: "Service unavailable", status: 503 });
     }
     if (this.invalid.has(to)) {
-      return reply(400, {
+      return void reply(400, {
         code: 21211,
         message: `The 'To' number ${to} is not a valid phone number.`,
         status: 400,
