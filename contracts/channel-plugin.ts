@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { NotificationBody } from "./notification.ts";
+import type { AppMessage, NotificationBody } from "./notification.ts";
 
 /** One message to one recipient, as a channel plugin receives it. */
 export interface Delivery {
@@ -20,6 +20,8 @@ export interface Delivery {
    * `content`; for the SMS half of `app_sms`, `content` wins over `abstract`.
    */
   text?: string;
+  /** The campus-app message, for the `app` channel (and the app half of `app_sms`). */
+  app?: AppMessage;
   /** The campus account sending, for password-grant sends. */
   sender?: { account: string; name: string; email?: string | null };
 }

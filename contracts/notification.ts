@@ -230,3 +230,39 @@ export function channelRuleViolations(
   }
   return violations;
 }
+
+/** The campus-app message a notification makes, after spec 000's substitutions. */
+export interface AppMessage {
+  displayStyle: (typeof DISPLAY_STYLES)[number];
+  title?: string;
+  abstract?: string;
+  pictureUrl?: string;
+  pushUrl?: string;
+  content?: { name: string; value: string }[];
+  urls?: { url: string; urlName?: string; urlType: "cordova" | "web" | "button" }[];
+  expireTime?: number;
+}
+
+/**
+ * Spec 000: without `app`, `name` becomes the abstract and `content` (or, when empty, `abstract`)
+ * the single content entry; with `app`, its fields govern. The headline is `name`, else
+ * `app.title`, else `app.abstract`; the tap target is `pushUrl`, else the first of `urls`.
+ */
+export function appMessageOf(body: NotificationBody): AppMessage {
+  const text = body.content || body.abstract;
+  if (!body.app) {
+    return {
+      displayStyle: "basic",
+      ...(body.name ? { title: body.name, abstract: body.name } : {}),
+      ...(text ? { content: [{ name: APP_CONTENT_LABEL, value: text }] } : {}),
+    };
+  }
+  const { app } = body;
+  const title = body.name || app.title || app.abstract;
+  const pushUrl = app.pushUrl ?? app.urls?.[0]?.url;
+  return {
+    ...app,
+    ...(title ? { title } : {}),
+    ...(pushUrl ? { pushUrl } : {}),
+  };
+}

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
+import { CampusAppStandIn } from "./support/campus-app-stand-in.ts";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
 import { TwilioStandIn } from "./support/twilio-stand-in.ts";
 import { waitFor } from "./support/wait.ts";
@@ -46,6 +47,7 @@ interface TaskView {
   taskId: string;
   channel: string;
   email?: string;
+  account?: string;
   sendingStatus: string;
   readingStatus: string;
   sendtime: number;
@@ -69,6 +71,7 @@ for (const mode of await testModes()) {
     let cleanup: () => Promise<void>;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     let twilio: TwilioStandIn;
+    let campusApp: CampusAppStandIn;
 
     async function userToken(
       account: string,
@@ -121,6 +124,7 @@ for (const mode of await testModes()) {
     before(async () => {
       smtp = await startSmtp();
       twilio = await TwilioStandIn.start("AC0123456789", "twilio-token");
+      campusApp = await CampusAppStandIn.start("campus-app-token");
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
@@ -181,6 +185,12 @@ for (const mode of await testModes()) {
               },
               permittedApplications: ["notify-app"],
             },
+            {
+              name: "app",
+              plugin: "app",
+              config: { baseUrl: campusApp.url, token: "campus-app-token" },
+              permittedApplications: ["notify-app", "other-app"],
+            },
           ],
         }),
       );
@@ -197,6 +207,7 @@ for (const mode of await testModes()) {
       await cleanup?.();
       await smtp?.close();
       await twilio?.close();
+      await campusApp?.close();
     });
 
     it("records the notification, delivers one mail per recipient with html winning, and reports sent", async () => {
@@ -303,8 +314,13 @@ for (const mode of await testModes()) {
       });
       assert.equal(broken.status, 400);
       assert.deepEqual(broken.body, { errno: 10001, error: "name: is required for channel email", total: 0 });
-      const unconfigured = await send(token, { channels: ["app"], accounts: ["alice"], name: "n" });
-      assert.equal(unconfigured.body.error, "channels: app is not configured on this platform");
+      const template = JSON.stringify({ template_id: "t", data: { a: { value: "b" } } });
+      const unconfigured = await send(token, {
+        channels: ["msgapp_template"],
+        users: [{ account: "alice" }],
+        content: template,
+      });
+      assert.equal(unconfigured.body.error, "channels: msgapp_template is not configured on this platform");
       const after = (await platform.running.platform.db.sql`select count(*)::int as n from notifications`)[0]!
         .n;
       assert.equal(after, before);
@@ -426,6 +442,62 @@ for (const mode of await testModes()) {
       });
       assert.equal(accepted.status, 200);
       await waitFor(() => twilio.received.some((m) => m.body === "from a robot"), 10_000, "the text");
+    });
+
+    it("pushes app messages with spec 000's substitutions, on a client-credentials token", async () => {
+      const token = await appToken("other-app", OTHER_SECRET, "send_app_notification");
+      const account = `app-${randomUUID().slice(0, 8)}`;
+      const sent = await send(token, {
+        channels: ["app"],
+        accounts: [account],
+        name: "Library",
+        content: "Book due",
+      });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      await waitFor(() => campusApp.received.some((m) => m.account === account), 10_000, "the push");
+      const push = campusApp.received.find((m) => m.account === account)!;
+      assert.deepEqual(push.message, {
+        displayStyle: "basic",
+        title: "Library",
+        abstract: "Library",
+        content: [{ name: "内容", value: "Book due" }],
+      });
+      const [task] = await platform.running.platform.db.sql`
+        select id from delivery_tasks where notification_id = ${sent.body.entities[0]!.id}`;
+      assert.equal(push.idempotencyKey, task!.id, "the task id is the idempotency key");
+    });
+
+    it("falls back from the app to SMS for app_sms when the app refuses, and says which channel was used", async () => {
+      const token = await userToken("mailer");
+      const [installed, refused] = [`in-${randomUUID().slice(0, 8)}`, `out-${randomUUID().slice(0, 8)}`];
+      campusApp.notInstalled.add(refused);
+      const phones = ["+15557770001", "+15557770002", "+15557770003"];
+      const sent = await send(token, {
+        channels: ["app_sms"],
+        accounts: [installed, refused, ""],
+        phones,
+        name: "Fees",
+        abstract: "abstract loses for app_sms",
+        content: "Fee reminder",
+      });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const id = sent.body.entities[0]!.id;
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      await waitFor(
+        async () => (await status(reader, [id])).entities[0]!.tasks.every((t) => t.sendingStatus === "sent"),
+        10_000,
+        "all sent",
+      );
+      const tasks = (await status(reader, [id])).entities[0]!.tasks;
+      const byAccount = new Map(tasks.map((t) => [t.account, t.channel]));
+      assert.deepEqual(Object.fromEntries(byAccount), { [installed]: "app", [refused]: "sms", "": "sms" });
+      assert.ok(campusApp.received.some((m) => m.account === installed));
+      assert.equal(
+        twilio.received.some((m) => m.to === phones[0]),
+        false,
+      );
+      assert.equal(twilio.received.find((m) => m.to === phones[1])?.body, "Fee reminder");
+      assert.equal(twilio.received.find((m) => m.to === phones[2])?.body, "Fee reminder");
     });
   });
 }

@@ -9,6 +9,7 @@ import type { Logger } from "../../runtime/logger.ts";
 const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<unknown> }>> = {
   email: () => import("../../plugins/email/email-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
   sms: () => import("../../plugins/sms/sms-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
+  app: () => import("../../plugins/app/app-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
 };
 
 async function loadPlugin(reference: string): Promise<ChannelPlugin<unknown>> {

@@ -1,6 +1,6 @@
 import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ChannelError, type ChannelSender, type Delivery } from "../../contracts/channel-plugin.ts";
-import type { NotificationBody } from "../../contracts/notification.ts";
+import { appMessageOf, type NotificationBody } from "../../contracts/notification.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { JobContext } from "../job-runner.ts";
 
@@ -68,43 +68,70 @@ export function deliverTask(deps: DeliveryDeps) {
       await finish("fail", `the sender ${task.senderAccount} has no mail service enabled; nothing was sent`);
       return { outcome: "done" };
     }
-    const sender = deps.senders.get(task.channel);
-    if (!sender) {
-      await finish("fail", `channel ${task.channel} is not configured on this worker`);
-      return { outcome: "fail", reason: `channel ${task.channel} is not configured` };
-    }
-    const delivery: Delivery = {
-      taskId: task.id,
-      notificationId: task.notificationId,
-      channel: task.channel,
-      recipient: {
-        ...(task.phone ? { phone: task.phone } : {}),
-        ...(task.email ? { email: task.email } : {}),
-        ...(task.account ? { account: task.account } : {}),
-        ...(task.recipient ? { user: task.recipient } : {}),
-      },
-      notification: task.body,
-      ...(task.channel === "sms" ? { text: smsText(task.body, task.requestedChannel) } : {}),
-      ...(task.senderAccount
-        ? { sender: { account: task.senderAccount, name: task.senderName ?? "", email: task.senderEmail } }
-        : {}),
-    };
-    try {
-      const result = await sender.send(delivery);
-      await finish("sent", null, result.providerMessageId);
+    const outcome = await sendThrough(task.channel);
+    if (outcome.sent) {
+      await finish("sent", null, outcome.providerMessageId);
       return { outcome: "done" };
-    } catch (error) {
-      const channelError =
-        error instanceof ChannelError
-          ? error
-          : new ChannelError((error as Error).message, { retryable: true });
-      const lastAttempt = context.attempt >= context.maxAttempts;
-      if (channelError.retryable && !lastAttempt) {
-        await finish("retrying", channelError.message);
-        return { outcome: "retry", reason: channelError.message };
+    }
+    const lastAttempt = context.attempt >= context.maxAttempts;
+    if (outcome.retryable && !lastAttempt) {
+      await finish("retrying", outcome.reason);
+      return { outcome: "retry", reason: outcome.reason };
+    }
+    await finish("fail", outcome.reason);
+    return { outcome: "fail", reason: outcome.reason };
+
+    /** One try on a channel; for app_sms, a refusal by the campus app moves the task to SMS. */
+    async function sendThrough(
+      channel: string,
+    ): Promise<
+      { sent: true; providerMessageId?: string } | { sent: false; retryable: boolean; reason: string }
+    > {
+      const sender = deps.senders.get(channel);
+      if (!sender) return { sent: false, retryable: false, reason: `channel ${channel} is not configured` };
+      const delivery: Delivery = {
+        taskId: task!.id,
+        notificationId: task!.notificationId,
+        channel,
+        recipient: {
+          ...(task!.phone ? { phone: task!.phone } : {}),
+          ...(task!.email ? { email: task!.email } : {}),
+          ...(task!.account ? { account: task!.account } : {}),
+          ...(task!.recipient ? { user: task!.recipient } : {}),
+        },
+        notification: task!.body,
+        ...(channel === "sms" ? { text: smsText(task!.body, task!.requestedChannel) } : {}),
+        ...(channel === "app" ? { app: appMessageOf(task!.body) } : {}),
+        ...(task!.senderAccount
+          ? {
+              sender: {
+                account: task!.senderAccount,
+                name: task!.senderName ?? "",
+                email: task!.senderEmail,
+              },
+            }
+          : {}),
+      };
+      try {
+        const result = await sender.send(delivery);
+        return { sent: true, ...result };
+      } catch (error) {
+        const failure =
+          error instanceof ChannelError
+            ? error
+            : new ChannelError((error as Error).message, { retryable: true });
+        if (
+          failure.recipientRefused &&
+          channel === "app" &&
+          task!.requestedChannel === "app_sms" &&
+          task!.phone
+        ) {
+          // The task's channel shows the one actually used from now on.
+          await sql`update delivery_tasks set channel = 'sms', detail = ${failure.message} where id = ${task!.id}`;
+          return sendThrough("sms");
+        }
+        return { sent: false, retryable: failure.retryable, reason: failure.message };
       }
-      await finish("fail", channelError.message);
-      return { outcome: "fail", reason: channelError.message };
     }
   };
 }
