@@ -1,19 +1,15 @@
+import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
 import type { ChannelSender } from "../contracts/channel-plugin.ts";
-import {
-  ALL_JOBS,
-  type JobCatalogue,
-  jobCatalogue,
-  queueDefinition,
-  withDeliveryRetries,
-} from "../contracts/jobs.ts";
+import { ALL_JOBS, jobCatalogue, queueDefinition, withDeliveryRetries } from "../contracts/jobs.ts";
+import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
-import { startJobConsumers } from "../workers/job-runner.ts";
+import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
 import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
 import { startPendingSweeper } from "../workers/notify/pending-sweeper.ts";
 
@@ -26,12 +22,20 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-const ALL_QUEUES = ALL_JOBS.map((job) => job.queue);
+/** Every queue there is: each job kind's, and for a queue family one per member (external channels). */
+function allQueues(bootstrap: Bootstrap | undefined): string[] {
+  const external = (bootstrap?.channels ?? [])
+    .map((channel) => channel.name)
+    .filter((name) => !(BUILT_IN_CHANNELS as readonly string[]).includes(name));
+  return ALL_JOBS.flatMap((job) =>
+    job.family ? external.map((name) => `${job.queue}.${name}`) : [job.queue],
+  );
+}
 
 interface ProcessParts {
   name: string;
   serveHttp: boolean;
-  queues: readonly string[];
+  queues: readonly string[] | "all";
 }
 
 async function startProcess(config: Config, parts: ProcessParts): Promise<RunningProcess> {
@@ -45,14 +49,16 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const catalogue = withDeliveryRetries(jobCatalogue, config.notify.retryDelaysMs);
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
-    await broker.declare(Object.values(catalogue as JobCatalogue).map(queueDefinition));
-    if (parts.queues.length > 0) {
+    const everyQueue = allQueues(platform.bootstrap);
+    await broker.declare(jobsForQueues(catalogue, everyQueue).map(({ job }) => queueDefinition(job)));
+    const queues = parts.queues === "all" ? everyQueue : parts.queues;
+    if (queues.length > 0) {
       senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
       const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds: 120 });
-      consumers = await startJobConsumers(broker, catalogue, handlers, parts.queues, log, {
+      consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
         concurrency: config.workerConcurrency,
       });
-      if (parts.queues.some((queue) => queue.startsWith("notify."))) {
+      if (queues.some((queue) => queue.startsWith("notify."))) {
         stopSweeper = startPendingSweeper({ sql: db.sql, broker, log }, config.notify.sweepIntervalMs);
       }
     }
@@ -87,13 +93,15 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
 
 /** Everything in one process: the embedded mode of `npm start`. */
 export function startAllInOne(config: Config): Promise<RunningProcess> {
-  return startProcess(config, { name: "platform", serveHttp: true, queues: ALL_QUEUES });
+  return startProcess(config, { name: "platform", serveHttp: true, queues: "all" });
 }
 
 export function startGateway(config: Config): Promise<RunningProcess> {
   return startProcess(config, { name: "gateway", serveHttp: true, queues: [] });
 }
 
-export function startWorker(config: Config, queues: readonly string[]): Promise<RunningProcess> {
-  return startProcess(config, { name: `worker ${queues.join(",")}`, serveHttp: false, queues });
+/** A worker consuming the named queues, or every queue there is. */
+export function startWorker(config: Config, queues: readonly string[] | "all"): Promise<RunningProcess> {
+  const name = queues === "all" ? "worker all" : `worker ${queues.join(",")}`;
+  return startProcess(config, { name, serveHttp: false, queues });
 }

@@ -1,4 +1,3 @@
-import { ALL_JOBS } from "../contracts/jobs.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { runMain } from "../runtime/process-main.ts";
 import { stopOnSignal } from "../runtime/shutdown.ts";
@@ -8,7 +7,7 @@ import { startWorker } from "./processes.ts";
 runMain(async () => {
   const config = loadConfig();
   const args = process.argv.slice(2);
-  const queues = args.includes("--all") ? ALL_JOBS.map((job) => job.queue) : args;
+  const queues = args.includes("--all") ? "all" : args;
   if (queues.length === 0) throw new ConfigError("Usage: npm run worker -- <queue> [<queue>...] | --all");
   const running = await startWorker(config, queues);
   stopOnSignal(running.platform.log, config.shutdownTimeoutMs, running.stop);

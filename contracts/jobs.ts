@@ -12,6 +12,8 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   timeoutMs: number;
   /** Jobs one worker process handles at once on this queue (also the prefetch); WORKER_CONCURRENCY overrides. */
   concurrency: number;
+  /** A family of queues `<queue>.<member>`, one per member (an external channel, say), all alike. */
+  family?: boolean;
 }
 
 export type JobCatalogue = Record<string, JobDefinition>;
@@ -30,9 +32,11 @@ const DELIVERY = {
   concurrency: 16,
 } as const;
 
-/** The queue of a notification channel's deliveries. */
-export function deliveryQueue(channel: "email" | "sms" | "app" | "msgapp_template"): string {
-  return `notify.${channel}`;
+const BUILT_IN_DELIVERY_CHANNELS = new Set(["email", "sms", "app", "msgapp_template"]);
+
+/** The queue of a channel's deliveries: `notify.<channel>`, or `notify.ext.<name>` for an external channel. */
+export function deliveryQueue(channel: string): string {
+  return BUILT_IN_DELIVERY_CHANNELS.has(channel) ? `notify.${channel}` : `notify.ext.${channel}`;
 }
 
 /**
@@ -50,6 +54,12 @@ export const jobCatalogue = {
   notifyMsgappTemplate: {
     queue: "notify.msgapp_template",
     description: "deliver a notification task as a messaging-app template message",
+    ...DELIVERY,
+  },
+  notifyExternal: {
+    queue: "notify.ext",
+    family: true,
+    description: "deliver a notification task to an external channel (one queue per channel name)",
     ...DELIVERY,
   },
 } satisfies JobCatalogue;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -7,11 +7,13 @@ import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
 import { CampusAppStandIn } from "./support/campus-app-stand-in.ts";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { RecordingServer } from "./support/recording-server.ts";
 import { TwilioStandIn } from "./support/twilio-stand-in.ts";
 import { waitFor } from "./support/wait.ts";
 
 const SECRET = "notify-app-secret-0123456789abcdefghijklm";
 const OTHER_SECRET = "other-app-secret-0123456789abcdefghijklmn";
+const WALL_SECRET = "campus-wall-shared-secret-0123456789";
 
 interface ReceivedMail {
   to: string[];
@@ -72,6 +74,8 @@ for (const mode of await testModes()) {
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
     let twilio: TwilioStandIn;
     let campusApp: CampusAppStandIn;
+    let wall: RecordingServer;
+    let chat: RecordingServer;
 
     async function userToken(
       account: string,
@@ -125,6 +129,12 @@ for (const mode of await testModes()) {
       smtp = await startSmtp();
       twilio = await TwilioStandIn.start("AC0123456789", "twilio-token");
       campusApp = await CampusAppStandIn.start("campus-app-token");
+      wall = await RecordingServer.start((request) =>
+        request.body.includes("refuse-me")
+          ? { status: 200, body: { errno: 42, error: "user unknown to the wall", entities: [], total: 0 } }
+          : { status: 200, body: { errno: 0, error: "", entities: [], total: 0 } },
+      );
+      chat = await RecordingServer.start(() => ({ status: 200, body: { ok: true } }));
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
@@ -191,6 +201,16 @@ for (const mode of await testModes()) {
               config: { baseUrl: campusApp.url, token: "campus-app-token" },
               permittedApplications: ["notify-app", "other-app"],
             },
+            {
+              name: "campus_wall",
+              plugin: "http-channel",
+              config: { url: `${wall.url}/Notification`, secret: WALL_SECRET },
+            },
+            {
+              name: "team_chat",
+              plugin: "./plugins/chat-webhook/chat-webhook-plugin.ts",
+              config: { webhookUrl: `${chat.url}/hooks/platform` },
+            },
           ],
         }),
       );
@@ -208,6 +228,8 @@ for (const mode of await testModes()) {
       await smtp?.close();
       await twilio?.close();
       await campusApp?.close();
+      await wall?.close();
+      await chat?.close();
     });
 
     it("records the notification, delivers one mail per recipient with html winning, and reports sent", async () => {
@@ -498,6 +520,72 @@ for (const mode of await testModes()) {
       );
       assert.equal(twilio.received.find((m) => m.to === phones[1])?.body, "Fee reminder");
       assert.equal(twilio.received.find((m) => m.to === phones[2])?.body, "Fee reminder");
+    });
+
+    it("calls an external channel with spec 000's body, one user per request, signed with HMAC", async () => {
+      const token = await userToken("mailer");
+      const users = [
+        { id: "u-1", name: "Alice", account: "alice", email: "alice@example.edu", phone: "+15550101" },
+        { id: "u-2", name: "Refused", account: "refuse-me" },
+      ];
+      const sent = await send(token, {
+        channels: ["campus_wall"],
+        name: "Lost and found",
+        content: "A red umbrella",
+        users,
+      });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const id = sent.body.entities[0]!.id;
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      await waitFor(
+        async () =>
+          (await status(reader, [id])).entities[0]!.tasks.every(
+            (t) => t.sendingStatus !== "pending" && t.sendingStatus !== "retrying",
+          ),
+        10_000,
+        "both delivered or refused",
+      );
+      const call = wall.requests.find((r) => r.body.includes('"account":"alice"') && r.body.includes(id))!;
+      assert.equal(call.method, "PUT");
+      assert.equal(call.path, "/Notification");
+      assert.deepEqual(JSON.parse(call.body), {
+        id,
+        name: "Lost and found",
+        content: "A red umbrella",
+        channels: ["campus_wall"],
+        emails: [],
+        phones: [],
+        users: [users[0]],
+      });
+      const expected = createHmac("sha256", WALL_SECRET)
+        .update(`${call.headers["x-timestamp"]}.${call.body}`)
+        .digest("hex");
+      assert.equal(call.headers["x-signature"], `sha256=${expected}`);
+      const tasks = (await status(reader, [id])).entities[0]!.tasks;
+      assert.equal(tasks.find((t) => t.account === "alice")!.sendingStatus, "sent");
+      assert.equal(tasks.find((t) => t.account === "refuse-me")!.sendingStatus, "fail");
+      const [refused] = await platform.running.platform.db.sql`
+        select detail from delivery_tasks where notification_id = ${id} and account = 'refuse-me'`;
+      assert.match(String(refused!.detail), /errno 42 user unknown to the wall/);
+    });
+
+    it("loads a channel plugin from a path: the README's chat-webhook example", async () => {
+      const token = await userToken("mailer");
+      const sent = await send(token, {
+        channels: ["team_chat"],
+        name: "Deploy",
+        content: "Gateway upgraded",
+        users: [{ account: "ops" }],
+      });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      await waitFor(
+        () => chat.requests.some((r) => r.body.includes("Gateway upgraded")),
+        10_000,
+        "the chat post",
+      );
+      const post = chat.requests.find((r) => r.body.includes("Gateway upgraded"))!;
+      assert.equal(post.path, "/hooks/platform");
+      assert.deepEqual(JSON.parse(post.body), { text: "@ops Deploy: Gateway upgraded" });
     });
   });
 }

@@ -7,5 +7,11 @@ export type JobHandlerDeps = DeliveryDeps;
 /** The one handler of every job kind in the catalogue, built once at start. */
 export function createJobHandlers(deps: JobHandlerDeps): JobHandlers<typeof jobCatalogue> {
   const deliver = deliverTask(deps);
-  return { notifyEmail: deliver, notifySms: deliver, notifyApp: deliver, notifyMsgappTemplate: deliver };
+  return {
+    notifyEmail: deliver,
+    notifySms: deliver,
+    notifyApp: deliver,
+    notifyMsgappTemplate: deliver,
+    notifyExternal: deliver,
+  };
 }

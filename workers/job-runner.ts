@@ -25,16 +25,33 @@ export interface StartJobsOptions {
   concurrency?: number;
 }
 
-/** The job definition of each queue name, failing with one line for a queue no job travels on. */
-export function jobsForQueues(catalogue: JobCatalogue, queues: readonly string[]): JobDefinition[] {
-  const byQueue = new Map(Object.values(catalogue).map((job) => [job.queue, job]));
+/** A job kind as a worker consumes it: its catalogue name, and its definition on a concrete queue. */
+export interface ConsumedJob {
+  name: string;
+  job: JobDefinition;
+}
+
+/**
+ * The job kind of each queue name, failing with one line for a queue no job travels on. A queue
+ * family (`notify.ext`) covers every `<family>.<member>` queue, such as `notify.ext.campus_wall`.
+ */
+export function jobsForQueues(catalogue: JobCatalogue, queues: readonly string[]): ConsumedJob[] {
+  const entries = Object.entries(catalogue);
   return queues.map((queue) => {
-    const job = byQueue.get(queue);
-    if (!job) {
-      const known = [...byQueue.keys()].sort().join(", ") || "none";
+    const exact = entries.find(([, job]) => !job.family && job.queue === queue);
+    const family = entries.find(
+      ([, job]) => job.family && queue.startsWith(`${job.queue}.`) && queue.length > job.queue.length + 1,
+    );
+    const found = exact ?? family;
+    if (!found) {
+      const known =
+        entries
+          .map(([, job]) => (job.family ? `${job.queue}.<name>` : job.queue))
+          .sort()
+          .join(", ") || "none";
       throw new ConfigError(`No job kind consumes queue "${queue}" (known queues: ${known})`);
     }
-    return job;
+    return { name: found[0], job: { ...found[1], queue } };
   });
 }
 
@@ -50,19 +67,15 @@ export async function startJobConsumers<Catalogue extends JobCatalogue>(
   log: Logger,
   options: StartJobsOptions = {},
 ): Promise<Consumer[]> {
-  const jobs = jobsForQueues(catalogue, queues);
-  const handlerByQueue = new Map<string, JobHandler<unknown>>();
-  for (const [name, job] of Object.entries(catalogue)) {
-    const handler = handlers[name as keyof Catalogue] as JobHandler<unknown> | undefined;
-    if (handler) handlerByQueue.set(job.queue, handler);
+  const consumed = jobsForQueues(catalogue, queues);
+  for (const { name, job } of consumed) {
+    if (!handlers[name as keyof Catalogue]) throw new ConfigError(`No handler for queue "${job.queue}"`);
   }
-  for (const job of jobs) {
-    if (!handlerByQueue.has(job.queue)) throw new ConfigError(`No handler for queue "${job.queue}"`);
-  }
+  const jobs = consumed.map(({ job }) => job);
   await broker.declare(jobs.map(queueDefinition));
   const consumers: Consumer[] = [];
-  for (const job of jobs) {
-    const handler = handlerByQueue.get(job.queue)!;
+  for (const { name, job } of consumed) {
+    const handler = handlers[name as keyof Catalogue] as JobHandler<unknown>;
     const jobLog = log.child({ queue: job.queue });
     const consumer = await broker.consume(
       job.queue,

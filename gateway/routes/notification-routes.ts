@@ -137,7 +137,7 @@ function tasksFor(notificationId: string, body: NotificationBody) {
 }
 
 function queueFor(channel: string): string {
-  return deliveryQueue(channel as "email" | "sms" | "app" | "msgapp_template");
+  return deliveryQueue(channel);
 }
 
 /** Who may send what, as the README states: password grant on every channel, client credentials on `app` only. */

@@ -28,11 +28,7 @@ export function startPendingSweeper(
         order by updated_at limit ${BATCH} for update skip locked)
       returning id, channel`;
     for (const task of due) {
-      await deps.broker.publish(
-        deliveryQueue(task.channel as "email"),
-        { taskId: task.id },
-        { messageId: task.id },
-      );
+      await deps.broker.publish(deliveryQueue(task.channel), { taskId: task.id }, { messageId: task.id });
     }
     if (due.length > 0) deps.log.warn({ republished: due.length }, "republished jobs of tasks left pending");
   };
