@@ -6,6 +6,8 @@ import { describe, it } from "node:test";
 import Ajv2019 from "ajv/dist/2019.js";
 import { parse } from "yaml";
 import { bootstrapSchema } from "../contracts/bootstrap.ts";
+import { jobCatalogue } from "../contracts/jobs.ts";
+import { jobsForQueues } from "../workers/job-runner.ts";
 
 const root = new URL("..", import.meta.url);
 const require = createRequire(import.meta.url);
@@ -53,6 +55,10 @@ describe("deployment files", () => {
       }
       const entry = service.command?.find((part) => part.startsWith("bin/"));
       if (entry) assert.ok(existsSync(new URL(entry, root)), `${name} runs missing ${entry}`);
+      if (entry === "bin/worker.ts") {
+        const queues = service.command!.slice(service.command!.indexOf(entry) + 1);
+        assert.doesNotThrow(() => jobsForQueues(jobCatalogue, queues), `${name} consumes an unknown queue`);
+      }
       for (const volume of service.volumes ?? []) {
         if (volume.startsWith("./")) assert.ok(existsSync(new URL(volume.split(":")[0]!, root)), volume);
       }
