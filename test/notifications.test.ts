@@ -76,6 +76,7 @@ for (const mode of await testModes()) {
     let campusApp: CampusAppStandIn;
     let wall: RecordingServer;
     let chat: RecordingServer;
+    let msgapp: RecordingServer;
 
     async function userToken(
       account: string,
@@ -135,6 +136,10 @@ for (const mode of await testModes()) {
           : { status: 200, body: { errno: 0, error: "", entities: [], total: 0 } },
       );
       chat = await RecordingServer.start(() => ({ status: 200, body: { ok: true } }));
+      msgapp = await RecordingServer.start(() => ({
+        status: 200,
+        body: { errcode: 0, errmsg: "ok", msgid: 7001 },
+      }));
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
@@ -207,6 +212,11 @@ for (const mode of await testModes()) {
               config: { url: `${wall.url}/Notification`, secret: WALL_SECRET },
             },
             {
+              name: "msgapp_template",
+              plugin: "msgapp-template",
+              config: { baseUrl: msgapp.url, token: "service-account-token" },
+            },
+            {
               name: "team_chat",
               plugin: "./plugins/chat-webhook/chat-webhook-plugin.ts",
               config: { webhookUrl: `${chat.url}/hooks/platform` },
@@ -230,6 +240,7 @@ for (const mode of await testModes()) {
       await campusApp?.close();
       await wall?.close();
       await chat?.close();
+      await msgapp?.close();
     });
 
     it("records the notification, delivers one mail per recipient with html winning, and reports sent", async () => {
@@ -336,13 +347,12 @@ for (const mode of await testModes()) {
       });
       assert.equal(broken.status, 400);
       assert.deepEqual(broken.body, { errno: 10001, error: "name: is required for channel email", total: 0 });
-      const template = JSON.stringify({ template_id: "t", data: { a: { value: "b" } } });
-      const unconfigured = await send(token, {
-        channels: ["msgapp_template"],
+      const unknown = await send(token, {
+        channels: ["pigeon_post"],
         users: [{ account: "alice" }],
-        content: template,
+        content: "c",
       });
-      assert.equal(unconfigured.body.error, "channels: msgapp_template is not configured on this platform");
+      assert.equal(unknown.body.error, "channels: has unknown channel pigeon_post");
       const after = (await platform.running.platform.db.sql`select count(*)::int as n from notifications`)[0]!
         .n;
       assert.equal(after, before);
@@ -586,6 +596,39 @@ for (const mode of await testModes()) {
       const post = chat.requests.find((r) => r.body.includes("Gateway upgraded"))!;
       assert.equal(post.path, "/hooks/platform");
       assert.deepEqual(JSON.parse(post.body), { text: "@ops Deploy: Gateway upgraded" });
+    });
+
+    it("sends messaging-app template messages with the template, its data and the recipient account", async () => {
+      const token = await userToken("mailer");
+      const content = JSON.stringify({
+        template_id: "TPL-42",
+        data: { first: { value: "Grades out" }, course: { value: "Physics" } },
+      });
+      const sent = await send(token, {
+        channels: ["msgapp_template"],
+        users: [{ account: "wx-alice" }],
+        content,
+      });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      await waitFor(
+        () => msgapp.requests.some((r) => r.body.includes("wx-alice")),
+        10_000,
+        "the template message",
+      );
+      const call = msgapp.requests.find((r) => r.body.includes("wx-alice"))!;
+      assert.equal(call.path, "/message/template/send?access_token=service-account-token");
+      assert.deepEqual(JSON.parse(call.body), {
+        template_id: "TPL-42",
+        data: { first: { value: "Grades out" }, course: { value: "Physics" } },
+        touser: "wx-alice",
+      });
+      const reader = await appToken("notify-app", SECRET, "notifications");
+      const id = sent.body.entities[0]!.id;
+      await waitFor(
+        async () => (await status(reader, [id])).entities[0]!.tasks[0]!.sendingStatus === "sent",
+        10_000,
+        "sent",
+      );
     });
   });
 }

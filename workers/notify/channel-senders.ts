@@ -10,6 +10,10 @@ const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<un
   email: () => import("../../plugins/email/email-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
   sms: () => import("../../plugins/sms/sms-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
   app: () => import("../../plugins/app/app-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
+  "msgapp-template": () =>
+    import("../../plugins/msgapp-template/msgapp-template-plugin.ts") as Promise<{
+      default: ChannelPlugin<unknown>;
+    }>,
   "http-channel": () =>
     import("../../plugins/http-channel/http-channel-plugin.ts") as Promise<{
       default: ChannelPlugin<unknown>;
