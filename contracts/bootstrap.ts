@@ -75,6 +75,8 @@ export const bootstrapChannelSchema = z
      * not be `sms_` accounts; for `app`, the only applications that may send app messages.
      */
     permittedApplications: z.array(z.string().max(64)).max(1000).default([]),
+    /** Sends a second through this channel, per worker process; deliveries beyond it wait their turn. */
+    ratePerSecond: z.number().positive().max(100_000).optional(),
   })
   .strict();
 

@@ -199,6 +199,7 @@ for (const mode of await testModes()) {
                 baseUrl: twilio.url,
               },
               permittedApplications: ["notify-app"],
+              ratePerSecond: 20,
             },
             {
               name: "app",
@@ -628,6 +629,33 @@ for (const mode of await testModes()) {
         async () => (await status(reader, [id])).entities[0]!.tasks[0]!.sendingStatus === "sent",
         10_000,
         "sent",
+      );
+    });
+
+    it("holds deliveries to a channel's rate, delaying rather than dropping them", async () => {
+      // The sms channel allows 20 a second: 30 texts take at least half a second more than 20 do.
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // let the bucket fill
+      const token = await userToken("mailer");
+      const phones = Array.from({ length: 30 }, (_, i) => `+1555888${String(i).padStart(4, "0")}`);
+      const sent = await send(token, { channels: ["sms"], phones, content: "rate limited" });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      const arrivals: number[] = [];
+      await waitFor(
+        () => {
+          for (const phone of phones) {
+            if (!arrivals[phones.indexOf(phone)] && twilio.received.some((m) => m.to === phone)) {
+              arrivals[phones.indexOf(phone)] = Date.now();
+            }
+          }
+          return phones.every((phone) => twilio.received.some((m) => m.to === phone));
+        },
+        15_000,
+        "all 30 texts",
+      );
+      const times = arrivals.filter(Boolean).sort((a, b) => a - b);
+      assert.ok(
+        times.at(-1)! - times[0]! >= 400,
+        `30 texts at 20/s spread over ${times.at(-1)! - times[0]!} ms`,
       );
     });
   });

@@ -4,6 +4,7 @@ import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
 import type { ChannelPlugin, ChannelSender } from "../../contracts/channel-plugin.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import { RateLimiter } from "./rate-limiter.ts";
 
 /** The plugins that ship with the platform, by the name a channel's `plugin` field gives. */
 const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<unknown> }>> = {
@@ -47,7 +48,22 @@ export async function loadChannelSenders(
       const issue = config.error.issues[0]!;
       throw new ConfigError(`channel ${channel.name}: config.${issue.path.join(".")}: ${issue.message}`);
     }
-    senders.set(channel.name, await plugin.create(config.data, log.child({ channel: channel.name })));
+    const sender = await plugin.create(config.data, log.child({ channel: channel.name }));
+    senders.set(
+      channel.name,
+      channel.ratePerSecond ? rateLimited(sender, new RateLimiter(channel.ratePerSecond)) : sender,
+    );
   }
   return senders;
+}
+
+/** The sender behind a rate limit: each send first waits for its turn. */
+function rateLimited(sender: ChannelSender, limiter: RateLimiter): ChannelSender {
+  return {
+    async send(delivery) {
+      await limiter.take();
+      return sender.send(delivery);
+    },
+    ...(sender.close ? { close: () => sender.close!() } : {}),
+  };
 }
