@@ -54,7 +54,9 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     const queues = parts.queues === "all" ? everyQueue : parts.queues;
     if (queues.length > 0) {
       senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
-      const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds: 120 });
+      // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
+      const leaseSeconds = Math.ceil(jobCatalogue.notifyEmail.timeoutMs / 1000) + 10;
+      const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
         concurrency: config.workerConcurrency,
       });

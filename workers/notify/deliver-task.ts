@@ -48,7 +48,11 @@ export function deliverTask(deps: DeliveryDeps) {
       from claimed c join notifications n on n.id = c.notification_id
       left join users u on u.id = n.sender_user_id`;
     if (!task) {
-      context.log.debug({ taskId }, "task already delivered, failed for good, or held by another worker");
+      const [state] = await sql<{ open: boolean }[]>`
+        select sending_status in ('pending', 'retrying') as open from delivery_tasks where id = ${taskId}`;
+      // Another worker holds the lease (or held it and died): come back later rather than drop it.
+      if (state?.open) return { outcome: "retry", reason: "another worker holds the task" };
+      context.log.debug({ taskId }, "task already delivered, failed for good, or gone");
       return { outcome: "done" };
     }
     const finish = async (
