@@ -1,7 +1,7 @@
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
 import type { ChannelSender } from "../contracts/channel-plugin.ts";
-import { ALL_JOBS, jobCatalogue, queueDefinition, withDeliveryRetries } from "../contracts/jobs.ts";
+import { ALL_JOBS, jobCatalogue, queueDefinition, withDeliveryPolicy } from "../contracts/jobs.ts";
 import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
@@ -46,7 +46,10 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let consumers: Consumer[] = [];
   let senders = new Map<string, ChannelSender>();
   let stopSweeper = () => {};
-  const catalogue = withDeliveryRetries(jobCatalogue, config.notify.retryDelaysMs);
+  const catalogue = withDeliveryPolicy(jobCatalogue, {
+    retryDelaysMs: config.notify.retryDelaysMs,
+    timeoutMs: config.notify.sendTimeoutMs,
+  });
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
     const everyQueue = allQueues(platform.bootstrap);
@@ -55,7 +58,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     if (queues.length > 0) {
       senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
       // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
-      const leaseSeconds = Math.ceil(jobCatalogue.notifyEmail.timeoutMs / 1000) + 10;
+      const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
       const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
         concurrency: config.workerConcurrency,

@@ -69,15 +69,15 @@ export type JobName = keyof typeof jobCatalogue;
 /** Every job kind, for processes that declare or consume them all. */
 export const ALL_JOBS: readonly JobDefinition[] = Object.values(jobCatalogue as JobCatalogue);
 
-/** The catalogue with the operator's retry delays for notification deliveries. */
-export function withDeliveryRetries<Catalogue extends JobCatalogue>(
+/** The catalogue with the operator's retry delays and send timeout for notification deliveries. */
+export function withDeliveryPolicy<Catalogue extends JobCatalogue>(
   catalogue: Catalogue,
-  retryDelaysMs: readonly number[],
+  policy: { retryDelaysMs: readonly number[]; timeoutMs: number },
 ): Catalogue {
   return Object.fromEntries(
     Object.entries(catalogue).map(([name, job]) => [
       name,
-      job.payload === deliveryJobSchema ? { ...job, retryDelaysMs } : job,
+      job.payload === deliveryJobSchema ? { ...job, ...policy } : job,
     ]),
   ) as Catalogue;
 }

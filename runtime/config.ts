@@ -50,6 +50,8 @@ const environmentSchema = z.object({
     .regex(/^\d+(,\d+)*$/, "milliseconds separated by commas, such as 5000,30000,300000")
     .transform((value) => value.split(",").map(Number))
     .default([5_000, 30_000, 300_000]),
+  /** How long one delivery may take before it counts as a failed attempt. */
+  NOTIFY_SEND_TIMEOUT_MS: integer(100, 600_000).default(60_000),
   /** How often workers look for delivery tasks whose job was lost. */
   NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
   /** Operator token for the admin API; unset, the admin API answers 404. */
@@ -77,7 +79,7 @@ export interface Config {
     loginLockoutSeconds: number;
   };
   adminToken: string | undefined;
-  notify: { retryDelaysMs: number[]; sweepIntervalMs: number };
+  notify: { retryDelaysMs: number[]; sendTimeoutMs: number; sweepIntervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -125,7 +127,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
     },
     adminToken: e.ADMIN_TOKEN,
-    notify: { retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS, sweepIntervalMs: e.NOTIFY_SWEEP_INTERVAL_MS },
+    notify: {
+      retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,
+      sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,
+      sweepIntervalMs: e.NOTIFY_SWEEP_INTERVAL_MS,
+    },
   };
 }
 

@@ -24,10 +24,7 @@ export async function openPlatform(
   options: { applyBootstrap: boolean },
 ): Promise<Platform> {
   const log = createLogger({ level: config.log.level, name: processName });
-  const bootstrap =
-    options.applyBootstrap && config.bootstrapFile
-      ? await readBootstrapFile(config.bootstrapFile)
-      : undefined;
+  const bootstrap = config.bootstrapFile ? await readBootstrapFile(config.bootstrapFile) : undefined;
   const db = await openDatabase(config, log);
   try {
     await migrate(db.sql, log);

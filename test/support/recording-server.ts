@@ -17,8 +17,10 @@ export class RecordingServer {
     readonly url: string,
   ) {}
 
+  /** `delayMs` holds each answer back, as a slow upstream would. */
   static async start(
     reply: (request: RecordedRequest) => { status: number; body: unknown },
+    delayMs = 0,
   ): Promise<RecordingServer> {
     let recorder: RecordingServer | undefined;
     const server = createServer((request, response) => {
@@ -33,8 +35,10 @@ export class RecordingServer {
         };
         recorder!.requests.push(recorded);
         const { status, body } = reply(recorded);
-        response.writeHead(status, { "content-type": "application/json" });
-        response.end(JSON.stringify(body));
+        setTimeout(() => {
+          response.writeHead(status, { "content-type": "application/json" });
+          response.end(JSON.stringify(body));
+        }, delayMs);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
