@@ -34,6 +34,45 @@ function round(n: number, digits = 1): number {
   return Math.round(n * f) / f;
 }
 
+/** A target where less is better (a latency): passes at or under `target`; ratio is target / value. */
+export function lowerIsBetter(
+  name: string,
+  unit: string,
+  value: number,
+  reference: number,
+  target: number,
+): BenchResult {
+  const ratio = target / value;
+  return {
+    name,
+    value: round(value),
+    unit,
+    reference: round(reference),
+    ratio: round(ratio, 3),
+    target,
+    pass: value <= target,
+  };
+}
+
+/** A target given as an absolute floor (deliveries a second, say) next to a reference from the same run. */
+export function atLeast(
+  name: string,
+  unit: string,
+  value: number,
+  reference: number,
+  target: number,
+): BenchResult {
+  return {
+    name,
+    value: round(value),
+    unit,
+    reference: round(reference),
+    ratio: round(value / reference, 3),
+    target,
+    pass: value >= target,
+  };
+}
+
 export interface BenchCase {
   name: string;
   description: string;

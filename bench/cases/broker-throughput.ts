@@ -24,7 +24,7 @@ async function publishWindowed(count: number, publishOne: (i: number) => Promise
 }
 
 /** Raw amqplib: confirm channel, persistent messages, a quorum queue, manual acks. */
-async function rawAmqplib(): Promise<number> {
+export async function rawAmqplib(): Promise<number> {
   const queue = `bench.raw.${randomUUID().slice(0, 8)}`;
   const connection = await connect(AMQP_URL);
   const publisher = await connection.createConfirmChannel();
