@@ -28,7 +28,7 @@ console.table(
     value: `${r.value} ${r.unit}`,
     reference: `${r.reference} ${r.unit}`,
     ratio: r.ratio,
-    target: `≥ ${r.target}`,
+    target: r.unit === "ms" ? `≤ ${r.target} ms` : `≥ ${r.target}`,
     pass: r.pass ? "yes" : "NO",
   })),
 );
