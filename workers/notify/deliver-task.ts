@@ -72,7 +72,7 @@ export function deliverTask(deps: DeliveryDeps) {
       await finish("fail", `the sender ${task.senderAccount} has no mail service enabled; nothing was sent`);
       return { outcome: "done" };
     }
-    const outcome = await sendThrough(task.channel);
+    const outcome = await sendThrough(deps, task, task.channel);
     if (outcome.sent) {
       await finish("sent", null, outcome.providerMessageId);
       return { outcome: "done" };
@@ -84,59 +84,50 @@ export function deliverTask(deps: DeliveryDeps) {
     }
     await finish("fail", outcome.reason);
     return { outcome: "fail", reason: outcome.reason };
+  };
+}
 
-    /** One try on a channel; for app_sms, a refusal by the campus app moves the task to SMS. */
-    async function sendThrough(
-      channel: string,
-    ): Promise<
-      { sent: true; providerMessageId?: string } | { sent: false; retryable: boolean; reason: string }
-    > {
-      const sender = deps.senders.get(channel);
-      if (!sender) return { sent: false, retryable: false, reason: `channel ${channel} is not configured` };
-      const delivery: Delivery = {
-        taskId: task!.id,
-        notificationId: task!.notificationId,
-        channel,
-        recipient: {
-          ...(task!.phone ? { phone: task!.phone } : {}),
-          ...(task!.email ? { email: task!.email } : {}),
-          ...(task!.account ? { account: task!.account } : {}),
-          ...(task!.recipient ? { user: task!.recipient } : {}),
-        },
-        notification: task!.body,
-        ...(channel === "sms" ? { text: smsText(task!.body, task!.requestedChannel) } : {}),
-        ...(channel === "app" ? { app: appMessageOf(task!.body) } : {}),
-        ...(task!.senderAccount
-          ? {
-              sender: {
-                account: task!.senderAccount,
-                name: task!.senderName ?? "",
-                email: task!.senderEmail,
-              },
-            }
-          : {}),
-      };
-      try {
-        const result = await sender.send(delivery);
-        return { sent: true, ...result };
-      } catch (error) {
-        const failure =
-          error instanceof ChannelError
-            ? error
-            : new ChannelError((error as Error).message, { retryable: true });
-        if (
-          failure.recipientRefused &&
-          channel === "app" &&
-          task!.requestedChannel === "app_sms" &&
-          task!.phone
-        ) {
-          // The task's channel shows the one actually used from now on.
-          await sql`update delivery_tasks set channel = 'sms', detail = ${failure.message} where id = ${task!.id}`;
-          return sendThrough("sms");
-        }
-        return { sent: false, retryable: failure.retryable, reason: failure.message };
-      }
+type SendOutcome =
+  | { sent: true; providerMessageId?: string }
+  | { sent: false; retryable: boolean; reason: string };
+
+/** One try on a channel; for app_sms, a refusal by the campus app moves the task to SMS. */
+async function sendThrough(deps: DeliveryDeps, task: ClaimedTask, channel: string): Promise<SendOutcome> {
+  const sender = deps.senders.get(channel);
+  if (!sender) return { sent: false, retryable: false, reason: `channel ${channel} is not configured` };
+  try {
+    const result = await sender.send(deliveryFor(task, channel));
+    return { sent: true, ...result };
+  } catch (error) {
+    const failure =
+      error instanceof ChannelError ? error : new ChannelError((error as Error).message, { retryable: true });
+    if (failure.recipientRefused && channel === "app" && task.requestedChannel === "app_sms" && task.phone) {
+      // The task's channel shows the one actually used from now on.
+      await deps.sql`update delivery_tasks set channel = 'sms', detail = ${failure.message} where id = ${task.id}`;
+      return sendThrough(deps, task, "sms");
     }
+    return { sent: false, retryable: failure.retryable, reason: failure.message };
+  }
+}
+
+/** What a plugin receives for a task on a channel, with the text or app message spec 000's rules choose. */
+function deliveryFor(task: ClaimedTask, channel: string): Delivery {
+  return {
+    taskId: task.id,
+    notificationId: task.notificationId,
+    channel,
+    recipient: {
+      ...(task.phone ? { phone: task.phone } : {}),
+      ...(task.email ? { email: task.email } : {}),
+      ...(task.account ? { account: task.account } : {}),
+      ...(task.recipient ? { user: task.recipient } : {}),
+    },
+    notification: task.body,
+    ...(channel === "sms" ? { text: smsText(task.body, task.requestedChannel) } : {}),
+    ...(channel === "app" ? { app: appMessageOf(task.body) } : {}),
+    ...(task.senderAccount
+      ? { sender: { account: task.senderAccount, name: task.senderName ?? "", email: task.senderEmail } }
+      : {}),
   };
 }
 
