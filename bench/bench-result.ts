@@ -4,29 +4,10 @@ export interface BenchResult {
   value: number;
   unit: string;
   reference: number;
-  /** value / reference, or reference / value for "lower is better" units, so higher is always better. */
+  /** How the value compares, higher always better: value / reference, or target / value for latencies. */
   ratio: number;
   target: number;
   pass: boolean;
-}
-
-export function higherIsBetter(
-  name: string,
-  unit: string,
-  value: number,
-  reference: number,
-  target: number,
-): BenchResult {
-  const ratio = value / reference;
-  return {
-    name,
-    value: round(value),
-    unit,
-    reference: round(reference),
-    ratio: round(ratio, 3),
-    target,
-    pass: ratio >= target,
-  };
 }
 
 function round(n: number, digits = 1): number {
@@ -34,15 +15,14 @@ function round(n: number, digits = 1): number {
   return Math.round(n * f) / f;
 }
 
-/** A target where less is better (a latency): passes at or under `target`; ratio is target / value. */
-export function lowerIsBetter(
+function result(
   name: string,
   unit: string,
-  value: number,
-  reference: number,
+  measured: { value: number; reference: number; ratio: number },
   target: number,
+  pass: boolean,
 ): BenchResult {
-  const ratio = target / value;
+  const { value, reference, ratio } = measured;
   return {
     name,
     value: round(value),
@@ -50,27 +30,24 @@ export function lowerIsBetter(
     reference: round(reference),
     ratio: round(ratio, 3),
     target,
-    pass: value <= target,
+    pass,
   };
 }
 
-/** A target given as an absolute floor (deliveries a second, say) next to a reference from the same run. */
-export function atLeast(
-  name: string,
-  unit: string,
-  value: number,
-  reference: number,
-  target: number,
-): BenchResult {
-  return {
-    name,
-    value: round(value),
-    unit,
-    reference: round(reference),
-    ratio: round(value / reference, 3),
-    target,
-    pass: value >= target,
-  };
+/** A target given as a ratio to the reference: passes when value / reference reaches it. */
+export function higherIsBetter(name: string, unit: string, value: number, reference: number, target: number) {
+  const ratio = value / reference;
+  return result(name, unit, { value, reference, ratio }, target, ratio >= target);
+}
+
+/** A target given as an absolute floor (deliveries a second, say), shown beside a same-run reference. */
+export function atLeast(name: string, unit: string, value: number, reference: number, target: number) {
+  return result(name, unit, { value, reference, ratio: value / reference }, target, value >= target);
+}
+
+/** A target where less is better (a latency): passes at or under `target`. */
+export function lowerIsBetter(name: string, unit: string, value: number, reference: number, target: number) {
+  return result(name, unit, { value, reference, ratio: target / value }, target, value <= target);
 }
 
 export interface BenchCase {
