@@ -74,7 +74,9 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");
     }
   } catch (error) {
+    stopSweeper();
     await Promise.all(consumers.map((consumer) => consumer.stop(0)));
+    await Promise.all([...senders.values()].map((sender) => sender.close?.()));
     await broker.close();
     await db.close();
     throw error;

@@ -224,10 +224,8 @@ export function notificationRoutes(deps: GatewayDeps) {
   app.use("/v1/notification", surface("open-api"));
   app.use("/notification/*", surface("open-api"));
   app.use("/v1/notification", requireToken(accessTokens, { scopes: [] }));
-  app.use("/notification/status", async (c, next) => {
-    const scope = c.req.method === "GET" ? "notifications" : "modify_notification";
-    return requireToken(accessTokens, { scopes: [scope] })(c, next);
-  });
+  app.on("GET", "/notification/status", requireToken(accessTokens, { scopes: ["notifications"] }));
+  app.on("POST", "/notification/status", requireToken(accessTokens, { scopes: ["modify_notification"] }));
 
   app.openapi(
     createRoute({
