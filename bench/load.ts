@@ -16,9 +16,15 @@ export async function startServer(
   env: Record<string, string>,
 ): Promise<BenchServer> {
   const child = fork(script, {
-    execArgv: ["--import", "tsx"],
+    execArgv: [
+      "--import",
+      "tsx",
+      ...(process.env.BENCH_PROFILE_DIR
+        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+        : []),
+    ],
     env: { ...process.env, PORT: String(port), ...env },
-    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    stdio: ["ignore", process.env.BENCH_LOG_LEVEL ? "inherit" : "ignore", "inherit", "ipc"],
   });
   const [ready] = await once(child, "message");
   return {

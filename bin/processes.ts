@@ -1,6 +1,5 @@
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
-import type { ChannelSender } from "../contracts/channel-plugin.ts";
 import { ALL_JOBS, jobCatalogue, queueDefinition, withDeliveryPolicy } from "../contracts/jobs.ts";
 import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
 import { createGateway } from "../gateway/app.ts";
@@ -11,6 +10,7 @@ import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
 import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
 import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
+import type { GatedSender } from "../workers/notify/gated-sender.ts";
 import { startPendingSweeper } from "../workers/notify/pending-sweeper.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
@@ -44,7 +44,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const draining = { value: false };
   let http: HttpServer | undefined;
   let consumers: Consumer[] = [];
-  let senders = new Map<string, ChannelSender>();
+  let senders = new Map<string, GatedSender>();
   let stopSweeper = () => {};
   const catalogue = withDeliveryPolicy(jobCatalogue, {
     retryDelaysMs: config.notify.retryDelaysMs,
@@ -76,7 +76,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   } catch (error) {
     stopSweeper();
     await Promise.all(consumers.map((consumer) => consumer.stop(0)));
-    await Promise.all([...senders.values()].map((sender) => sender.close?.()));
+    await Promise.all([...senders.values()].map((sender) => sender.close()));
     await broker.close();
     await db.close();
     throw error;
@@ -91,7 +91,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
-      await Promise.all([...senders.values()].map((sender) => sender.close?.()));
+      await Promise.all([...senders.values()].map((sender) => sender.close()));
       await broker.close();
       await db.close();
     },

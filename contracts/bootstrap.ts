@@ -77,6 +77,8 @@ export const bootstrapChannelSchema = z
     permittedApplications: z.array(z.string().max(64)).max(1000).default([]),
     /** Sends a second through this channel, per worker process; deliveries beyond it wait their turn. */
     ratePerSecond: z.number().positive().max(100_000).optional(),
+    /** Sends in progress at once through this channel, per worker process; the rest wait their turn. */
+    maxInFlight: z.number().int().min(1).max(1000).default(32),
   })
   .strict();
 

@@ -22,8 +22,36 @@ export function queueDefinition(job: JobDefinition): QueueDefinition {
   return { name: job.queue, retryDelaysMs: job.retryDelaysMs };
 }
 
-/** A delivery job names the task row it delivers; everything else is read from Postgres. */
-export const deliveryJobSchema = z.object({ taskId: z.uuid() });
+/** Tasks one delivery job carries: a whole recipient list of spec 000 travels as one message. */
+export const DELIVERY_BATCH = 100;
+
+/** A delivery job names the task rows it delivers, all on one channel; the rest is read from Postgres. */
+export const deliveryJobSchema = z.object({ taskIds: z.array(z.uuid()).min(1).max(DELIVERY_BATCH) });
+
+export interface DeliveryJob {
+  queue: string;
+  message: z.infer<typeof deliveryJobSchema>;
+  messageId: string;
+}
+
+/** The jobs that deliver these tasks: one per channel queue and per `DELIVERY_BATCH` tasks. */
+export function deliveryJobs(tasks: readonly { id: string; channel: string }[]): DeliveryJob[] {
+  const byQueue = new Map<string, string[]>();
+  for (const task of tasks) {
+    const queue = deliveryQueue(task.channel);
+    const ids = byQueue.get(queue);
+    if (ids) ids.push(task.id);
+    else byQueue.set(queue, [task.id]);
+  }
+  const jobs: DeliveryJob[] = [];
+  for (const [queue, ids] of byQueue) {
+    for (let start = 0; start < ids.length; start += DELIVERY_BATCH) {
+      const taskIds = ids.slice(start, start + DELIVERY_BATCH);
+      jobs.push({ queue, message: { taskIds }, messageId: taskIds[0]! });
+    }
+  }
+  return jobs;
+}
 
 const DELIVERY = {
   payload: deliveryJobSchema,

@@ -54,6 +54,30 @@ describe("job runner", () => {
     await broker.close();
   });
 
+  it("aborts the handler's signal when the job times out", async () => {
+    const broker = new EmbeddedBroker(silentLogger);
+    const signals: AbortSignal[] = [];
+    await startJobConsumers(
+      broker,
+      { greet: { ...catalogue.greet, timeoutMs: 50, retryDelaysMs: [] } },
+      {
+        greet: async (_payload, context) => {
+          signals.push(context.signal);
+          await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
+          return { outcome: "done" };
+        },
+      },
+      ["test.greet"],
+      silentLogger,
+    );
+    await broker.publish("test.greet", { name: "Ada" });
+    const [letter] = await waitForDeadLetters(broker, "test.greet", 1);
+    assert.equal(signals.length, 1);
+    assert.equal(signals[0]!.aborted, true, "a handler can stop work its job no longer waits for");
+    assert.match(letter!.reason, /timed out after 50 ms/);
+    await broker.close();
+  });
+
   it("fails at start for a queue without a job kind or without a handler", async () => {
     const broker = new EmbeddedBroker(silentLogger);
     await assert.rejects(

@@ -1,12 +1,12 @@
 import type { jobCatalogue } from "../contracts/jobs.ts";
 import type { JobHandlers } from "./job-runner.ts";
-import { type DeliveryDeps, deliverTask } from "./notify/deliver-task.ts";
+import { type DeliveryDeps, deliverTasks } from "./notify/deliver-tasks.ts";
 
 export type JobHandlerDeps = DeliveryDeps;
 
 /** The one handler of every job kind in the catalogue, built once at start. */
 export function createJobHandlers(deps: JobHandlerDeps): JobHandlers<typeof jobCatalogue> {
-  const deliver = deliverTask(deps);
+  const deliver = deliverTasks(deps);
   return {
     notifyEmail: deliver,
     notifySms: deliver,

@@ -88,7 +88,17 @@ export async function startJobConsumers<Catalogue extends JobCatalogue>(
             reason: `invalid payload at ${issue.path.join(".") || "(root)"}: ${issue.message}`,
           };
         }
-        const context: JobContext = { ...delivery, log: jobLog.child({ messageId: delivery.messageId }) };
+        const context: JobContext = {
+          log: jobLog.child({ messageId: delivery.messageId }),
+          messageId: delivery.messageId,
+          attempt: delivery.attempt,
+          maxAttempts: delivery.maxAttempts,
+          redelivered: delivery.redelivered,
+          // Read through: the broker makes the signal only when a handler asks for it.
+          get signal() {
+            return delivery.signal;
+          },
+        };
         const outcome = await handler(payload.data, context);
         context.log.debug({ outcome: outcome.outcome, attempt: delivery.attempt }, "job handled");
         return outcome;

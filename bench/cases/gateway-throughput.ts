@@ -12,7 +12,7 @@ export const gatewayBench: BenchCase = {
   async run() {
     const dataDir = await mkdtemp(join(tmpdir(), "op-bench-"));
     const bare = await startServer(new URL("../servers/bare-hono.ts", import.meta.url), PORT, {});
-    const platform = await startServer(new URL("../servers/gateway.ts", import.meta.url), PORT + 1, {
+    const platform = await startServer(new URL("../servers/platform.ts", import.meta.url), PORT + 1, {
       DATA_DIR: dataDir,
       HOST: "127.0.0.1",
       LOG_LEVEL: "info",

@@ -22,7 +22,7 @@ export const oauthBench: BenchCase = {
     );
     const embedded = { HOST: "127.0.0.1", LOG_LEVEL: "info", DATABASE_URL: "", AMQP_URL: "" };
     const bare = await startServer(new URL("../servers/bare-hono.ts", import.meta.url), PORT, {});
-    const platform = await startServer(new URL("../servers/gateway.ts", import.meta.url), PORT + 1, {
+    const platform = await startServer(new URL("../servers/platform.ts", import.meta.url), PORT + 1, {
       ...embedded,
       DATA_DIR: join(dataDir, "platform"),
       BOOTSTRAP_FILE: bootstrap,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { deliveryQueue } from "../../contracts/jobs.ts";
+import { deliveryJobs } from "../../contracts/jobs.ts";
 import {
   BUILT_IN_CHANNELS,
   channelRuleViolations,
@@ -93,13 +93,24 @@ function toTask(row: TaskRow): Task {
   };
 }
 
+/** A delivery_tasks row as the send inserts it (a type, so it passes as JSON). */
+type NewTask = {
+  id: string;
+  requested_channel: string;
+  channel: string;
+  position: number;
+  phone: string | null;
+  email: string | null;
+  account: string | null;
+  recipient: NonNullable<NotificationBody["users"]>[number] | null;
+};
+
 /** One delivery task per recipient per channel, in the order the lists give them. */
-function tasksFor(notificationId: string, body: NotificationBody) {
-  const rows: Record<string, unknown>[] = [];
-  const add = (requested: string, channel: string, position: number, recipient: Record<string, unknown>) => {
+function tasksFor(body: NotificationBody): NewTask[] {
+  const rows: NewTask[] = [];
+  const add = (requested: string, channel: string, position: number, recipient: Partial<NewTask>) => {
     rows.push({
       id: randomUUID(),
-      notification_id: notificationId,
       requested_channel: requested,
       channel,
       position,
@@ -134,10 +145,6 @@ function tasksFor(notificationId: string, body: NotificationBody) {
     }
   }
   return rows;
-}
-
-function queueFor(channel: string): string {
-  return deliveryQueue(channel);
 }
 
 /** Who may send what, as the README states: password grant on every channel, client credentials on `app` only. */
@@ -271,16 +278,22 @@ export function notificationRoutes(deps: GatewayDeps) {
         throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
       const id = body.id ?? randomUUID();
       const recorded = { ...body, id };
-      const created = await sql.begin(async (tx) => {
-        const [inserted] = await tx`
+      const tasks = tasksFor(body);
+      // One statement, so one round trip and one commit: the notification and its tasks, or
+      // nothing at all when the id is already taken.
+      const [{ created }] = await sql<[{ created: boolean }]>`
+        with notification as (
           insert into notifications (id, application_id, sender_user_id, tenant_id, body)
-          values (${id}, ${token.clientId}, ${token.kind === "user" ? token.userId! : null}, ${token.tenantId ?? null}, ${tx.json(recorded)})
-          on conflict (id) do nothing returning id`;
-        if (!inserted) return undefined;
-        const rows = tasksFor(id, body);
-        if (rows.length > 0) await tx`insert into delivery_tasks ${tx(rows)}`;
-        return rows;
-      });
+          values (${id}, ${token.clientId}, ${token.kind === "user" ? token.userId! : null}, ${token.tenantId ?? null}, ${sql.json(recorded)})
+          on conflict (id) do nothing returning id
+        ), tasks as (
+          insert into delivery_tasks (id, notification_id, requested_channel, channel, position, phone, email, account, recipient)
+          select t.id, notification.id, t.requested_channel, t.channel, t.position, t.phone, t.email, t.account, t.recipient
+          from notification, jsonb_to_recordset(${sql.json(tasks)}) as t (
+            id uuid, requested_channel text, channel text, position integer,
+            phone text, email text, account text, recipient jsonb)
+        )
+        select exists (select from notification) as created`;
       if (!created) {
         // The same id again: the notification as first recorded, and nothing delivered twice.
         const [existing] = await sql<{ applicationId: string; body: NotificationBody }[]>`
@@ -294,12 +307,8 @@ export function notificationRoutes(deps: GatewayDeps) {
       }
       // A publish lost here is made good by the sweeper, which republishes tasks left pending.
       await Promise.allSettled(
-        created.map((row) =>
-          deps.broker.publish(
-            queueFor(String(row.channel)),
-            { taskId: row.id },
-            { messageId: String(row.id) },
-          ),
+        deliveryJobs(tasks).map((job) =>
+          deps.broker.publish(job.queue, job.message, { messageId: job.messageId }),
         ),
       );
       return c.json({ errno: 0, error: SUCCESS, total: 0, entities: [recorded] }, 200);

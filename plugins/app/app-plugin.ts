@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ChannelError, defineChannelPlugin } from "../../contracts/channel-plugin.ts";
+import { createJsonClient, type JsonReply } from "../shared/json-client.ts";
 
 const configSchema = z
   .object({
@@ -24,26 +25,21 @@ export default defineChannelPlugin({
   configSchema,
   create(config) {
     const endpoint = `${config.baseUrl.replace(/\/$/, "")}/messages`;
+    const client = createJsonClient({ timeoutMs: config.timeoutMs });
     return {
       async send(delivery) {
         if (!delivery.recipient.account)
           throw new ChannelError("no account", { retryable: false, recipientRefused: true });
-        let response: Response;
+        let response: JsonReply;
         try {
-          response = await fetch(endpoint, {
-            method: "POST",
-            headers: {
-              "content-type": "application/json",
-              authorization: `Bearer ${config.token}`,
-              "idempotency-key": delivery.taskId,
-            },
+          response = await client.send(endpoint, {
+            headers: { authorization: `Bearer ${config.token}`, "idempotency-key": delivery.taskId },
             body: JSON.stringify({
               taskId: delivery.taskId,
               account: delivery.recipient.account,
               ...(config.category ? { category: config.category } : {}),
               message: delivery.app,
             }),
-            signal: AbortSignal.timeout(config.timeoutMs),
           });
         } catch (error) {
           throw new ChannelError(`campus app unreachable: ${(error as Error).message}`, {
@@ -51,11 +47,7 @@ export default defineChannelPlugin({
             cause: error,
           });
         }
-        const reply = (await response.json().catch(() => ({}))) as {
-          id?: string;
-          error?: string;
-          message?: string;
-        };
+        const reply = (response.body ?? {}) as { id?: string; error?: string; message?: string };
         if (response.ok) return reply.id ? { providerMessageId: reply.id } : {};
         const text = `campus app: ${response.status} ${reply.error ?? ""} ${reply.message ?? ""}`.trim();
         if (reply.error && RECIPIENT_REFUSALS.has(reply.error)) {
@@ -63,6 +55,7 @@ export default defineChannelPlugin({
         }
         throw new ChannelError(text, { retryable: response.status === 429 || response.status >= 500 });
       },
+      close: () => client.close(),
     };
   },
 });

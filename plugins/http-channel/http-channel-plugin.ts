@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { z } from "zod";
 import { ChannelError, defineChannelPlugin } from "../../contracts/channel-plugin.ts";
+import { createJsonClient, type JsonReply } from "../shared/json-client.ts";
 
 const configSchema = z
   .object({
@@ -24,6 +25,7 @@ export default defineChannelPlugin({
   name: "http-channel",
   configSchema,
   create(config) {
+    const client = createJsonClient({ timeoutMs: config.timeoutMs });
     return {
       async send(delivery) {
         const { notification } = delivery;
@@ -40,18 +42,16 @@ export default defineChannelPlugin({
         });
         const timestamp = String(Math.floor(Date.now() / 1000));
         const signature = createHmac("sha256", config.secret).update(`${timestamp}.${body}`).digest("hex");
-        let response: Response;
+        let response: JsonReply;
         try {
-          response = await fetch(config.url, {
+          response = await client.send(config.url, {
             method: config.method,
             headers: {
-              "content-type": "application/json",
               "x-timestamp": timestamp,
               "x-signature": `sha256=${signature}`,
               "idempotency-key": delivery.taskId,
             },
             body,
-            signal: AbortSignal.timeout(config.timeoutMs),
           });
         } catch (error) {
           throw new ChannelError(`external channel unreachable: ${(error as Error).message}`, {
@@ -64,7 +64,7 @@ export default defineChannelPlugin({
             retryable: response.status === 429 || response.status >= 500,
           });
         }
-        const reply = replySchema.safeParse(await response.json().catch(() => undefined));
+        const reply = replySchema.safeParse(response.body);
         if (!reply.success)
           throw new ChannelError("external channel reply is not {errno, error, entities, total}", {
             retryable: false,
@@ -77,6 +77,7 @@ export default defineChannelPlugin({
         }
         return {};
       },
+      close: () => client.close(),
     };
   },
 });

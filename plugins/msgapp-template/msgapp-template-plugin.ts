@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ChannelError, defineChannelPlugin } from "../../contracts/channel-plugin.ts";
 import { templateContentSchema } from "../../contracts/notification.ts";
+import { createJsonClient, type JsonReply } from "../shared/json-client.ts";
 
 const configSchema = z
   .object({
@@ -24,18 +25,17 @@ export default defineChannelPlugin({
   configSchema,
   create(config) {
     const endpoint = `${config.baseUrl.replace(/\/$/, "")}/message/template/send`;
+    const client = createJsonClient({ timeoutMs: config.timeoutMs });
     return {
       async send(delivery) {
         const account = delivery.recipient.account ?? delivery.recipient.user?.account;
         if (!account) throw new ChannelError("no account", { retryable: false });
         const template = templateContentSchema.parse(JSON.parse(delivery.notification.content ?? "{}"));
-        let response: Response;
+        let response: JsonReply;
         try {
-          response = await fetch(`${endpoint}?access_token=${encodeURIComponent(config.token)}`, {
-            method: "POST",
-            headers: { "content-type": "application/json", "idempotency-key": delivery.taskId },
+          response = await client.send(`${endpoint}?access_token=${encodeURIComponent(config.token)}`, {
+            headers: { "idempotency-key": delivery.taskId },
             body: JSON.stringify({ ...template, touser: account }),
-            signal: AbortSignal.timeout(config.timeoutMs),
           });
         } catch (error) {
           throw new ChannelError(`messaging platform unreachable: ${(error as Error).message}`, {
@@ -47,11 +47,7 @@ export default defineChannelPlugin({
             retryable: response.status >= 500,
           });
         }
-        const reply = (await response.json().catch(() => ({}))) as {
-          errcode?: number;
-          errmsg?: string;
-          msgid?: number;
-        };
+        const reply = (response.body ?? {}) as { errcode?: number; errmsg?: string; msgid?: number };
         if (reply.errcode !== undefined && reply.errcode !== 0) {
           throw new ChannelError(`messaging platform: ${reply.errcode} ${reply.errmsg ?? ""}`.trim(), {
             retryable: reply.errcode === SYSTEM_BUSY,
@@ -59,6 +55,7 @@ export default defineChannelPlugin({
         }
         return reply.msgid !== undefined ? { providerMessageId: String(reply.msgid) } : {};
       },
+      close: () => client.close(),
     };
   },
 });

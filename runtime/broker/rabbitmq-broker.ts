@@ -214,6 +214,8 @@ export class RabbitMqBroker implements Broker {
     try {
       connection = await connect(this.options.url, {
         clientProperties: { connection_name: this.options.connectionName ?? "open-platform" },
+        // A publish is several small frames; with Nagle on, each waits on the broker's delayed ack.
+        noDelay: true,
       });
       connection.on("error", (error: Error) =>
         this.log.warn({ err: error.message }, "broker connection error"),

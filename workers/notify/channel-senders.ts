@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
-import type { ChannelPlugin, ChannelSender } from "../../contracts/channel-plugin.ts";
+import type { ChannelPlugin } from "../../contracts/channel-plugin.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { RateLimiter } from "./rate-limiter.ts";
+import { GatedSender } from "./gated-sender.ts";
 
 /** The plugins that ship with the platform, by the name a channel's `plugin` field gives. */
 const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<unknown> }>> = {
@@ -39,8 +39,8 @@ async function loadPlugin(reference: string): Promise<ChannelPlugin<unknown>> {
 export async function loadChannelSenders(
   channels: readonly BootstrapChannel[],
   log: Logger,
-): Promise<Map<string, ChannelSender>> {
-  const senders = new Map<string, ChannelSender>();
+): Promise<Map<string, GatedSender>> {
+  const senders = new Map<string, GatedSender>();
   for (const channel of channels) {
     const plugin = await loadPlugin(channel.plugin);
     const config = plugin.configSchema.safeParse(channel.config);
@@ -49,21 +49,7 @@ export async function loadChannelSenders(
       throw new ConfigError(`channel ${channel.name}: config.${issue.path.join(".")}: ${issue.message}`);
     }
     const sender = await plugin.create(config.data, log.child({ channel: channel.name }));
-    senders.set(
-      channel.name,
-      channel.ratePerSecond ? rateLimited(sender, new RateLimiter(channel.ratePerSecond)) : sender,
-    );
+    senders.set(channel.name, new GatedSender(sender, channel.maxInFlight, channel.ratePerSecond));
   }
   return senders;
-}
-
-/** The sender behind a rate limit: each send first waits for its turn. */
-function rateLimited(sender: ChannelSender, limiter: RateLimiter): ChannelSender {
-  return {
-    async send(delivery) {
-      await limiter.take();
-      return sender.send(delivery);
-    },
-    ...(sender.close ? { close: () => sender.close!() } : {}),
-  };
 }

@@ -1,5 +1,5 @@
 import type { Broker } from "../../contracts/broker.ts";
-import { deliveryQueue } from "../../contracts/jobs.ts";
+import { deliveryJobs } from "../../contracts/jobs.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 
@@ -27,8 +27,8 @@ export function startPendingSweeper(
         where sending_status = 'pending' and updated_at < now() - make_interval(secs => ${PENDING_AGE_SECONDS})
         order by updated_at limit ${BATCH} for update skip locked)
       returning id, channel`;
-    for (const task of due) {
-      await deps.broker.publish(deliveryQueue(task.channel), { taskId: task.id }, { messageId: task.id });
+    for (const job of deliveryJobs(due)) {
+      await deps.broker.publish(job.queue, job.message, { messageId: job.messageId });
     }
     if (due.length > 0) deps.log.warn({ republished: due.length }, "republished jobs of tasks left pending");
   };
