@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { deliveryJobs } from "../../contracts/jobs.ts";
@@ -10,6 +9,7 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../../contracts/notification.ts";
 import type { Queryable } from "../../runtime/database.ts";
+import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
@@ -110,7 +110,7 @@ function tasksFor(body: NotificationBody): NewTask[] {
   const rows: NewTask[] = [];
   const add = (requested: string, channel: string, position: number, recipient: Partial<NewTask>) => {
     rows.push({
-      id: randomUUID(),
+      id: timeOrderedId(),
       requested_channel: requested,
       channel,
       position,
@@ -276,7 +276,7 @@ export function notificationRoutes(deps: GatewayDeps) {
       // Fail before recording anything when jobs could not be handed on.
       if (!deps.broker.isConnected())
         throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
-      const id = body.id ?? randomUUID();
+      const id = body.id ?? timeOrderedId();
       const recorded = { ...body, id };
       const tasks = tasksFor(body);
       // One statement, so one round trip and one commit: the notification and its tasks, or

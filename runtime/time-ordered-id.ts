@@ -1,0 +1,18 @@
+import { randomFillSync } from "node:crypto";
+
+const bytes = Buffer.alloc(16);
+
+/**
+ * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Rows inserted
+ * together get neighbouring keys, so a send's hundred task rows land on a few index pages instead
+ * of a hundred scattered ones (less I/O and write-ahead log per commit).
+ */
+export function timeOrderedId(): string {
+  randomFillSync(bytes);
+  const now = Date.now();
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
