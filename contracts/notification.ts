@@ -72,6 +72,23 @@ export const appMessageSchema = z
     }
   });
 
+/** A user's tenant, as the workflow platform's profile carries it (spec 001 1.1). */
+export const notificationEnterpriseSchema = z
+  .object({
+    id: z.string().max(64).optional(),
+    name: z.string().max(200).optional(),
+    domain: z.string().max(253).optional(),
+    style: z.string().max(2000).nullable().optional(),
+    logo: z.string().max(2000).nullable().optional(),
+    banner: z.string().max(2000).nullable().optional(),
+    copyright: z.string().max(2000).nullable().optional(),
+  })
+  .strict();
+
+/**
+ * A recipient of an external channel, in the profile's shape. `enterprise` may be given; when it
+ * is not, the worker fills in the sending tenant so the channel always sees it.
+ */
 export const notificationUserSchema = z
   .object({
     id: z.string().max(64).optional(),
@@ -79,6 +96,7 @@ export const notificationUserSchema = z
     account: z.string().max(200).optional(),
     email: z.string().max(320).optional(),
     phone: z.string().max(32).optional(),
+    enterprise: notificationEnterpriseSchema.optional(),
   })
   .strict();
 
@@ -109,6 +127,8 @@ export const notificationBodySchema = z
   .strict();
 
 export type NotificationBody = z.infer<typeof notificationBodySchema>;
+export type NotificationUser = z.infer<typeof notificationUserSchema>;
+export type NotificationEnterprise = z.infer<typeof notificationEnterpriseSchema>;
 
 export interface RuleViolation {
   field: string;

@@ -535,9 +535,11 @@ for (const mode of await testModes()) {
 
     it("calls an external channel with spec 000's body, one user per request, signed with HMAC", async () => {
       const token = await userToken("mailer");
+      const visiting = { name: "Partner College", domain: "partner.example.org" };
       const users = [
         { id: "u-1", name: "Alice", account: "alice", email: "alice@example.edu", phone: "+15550101" },
         { id: "u-2", name: "Refused", account: "refuse-me" },
+        { id: "u-3", name: "Guest", account: "guest", enterprise: visiting },
       ];
       const sent = await send(token, {
         channels: ["campus_wall"],
@@ -559,15 +561,27 @@ for (const mode of await testModes()) {
       const call = wall.requests.find((r) => r.body.includes('"account":"alice"') && r.body.includes(id))!;
       assert.equal(call.method, "PUT");
       assert.equal(call.path, "/Notification");
-      assert.deepEqual(JSON.parse(call.body), {
+      const {
+        users: [received],
+        ...rest
+      } = JSON.parse(call.body);
+      assert.deepEqual(rest, {
         id,
         name: "Lost and found",
         content: "A red umbrella",
         channels: ["campus_wall"],
         emails: [],
         phones: [],
-        users: [users[0]],
       });
+      // Spec 000: each user carries `enterprise`; without one, the sending tenant.
+      const { enterprise, ...alice } = received;
+      assert.deepEqual(alice, users[0]);
+      assert.equal(enterprise.domain, "example.edu");
+      assert.equal(enterprise.name, "Example University");
+      const guestCall = wall.requests.find(
+        (r) => r.body.includes('"account":"guest"') && r.body.includes(id),
+      )!;
+      assert.deepEqual(JSON.parse(guestCall.body).users, [users[2]], "a given enterprise is kept");
       const expected = createHmac("sha256", WALL_SECRET)
         .update(`${call.headers["x-timestamp"]}.${call.body}`)
         .digest("hex");

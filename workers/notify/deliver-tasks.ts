@@ -1,6 +1,11 @@
 import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ChannelError, type Delivery } from "../../contracts/channel-plugin.ts";
-import { appMessageOf, type NotificationBody } from "../../contracts/notification.ts";
+import {
+  appMessageOf,
+  type NotificationBody,
+  type NotificationEnterprise,
+  type NotificationUser,
+} from "../../contracts/notification.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { JobContext } from "../job-runner.ts";
 import type { GatedSender } from "./gated-sender.ts";
@@ -20,12 +25,14 @@ interface ClaimedTask {
   phone: string | null;
   email: string | null;
   account: string | null;
-  recipient: Delivery["recipient"]["user"] | null;
+  recipient: NotificationUser | null;
 }
 
 interface NotificationOfTasks {
   id: string;
   body: NotificationBody;
+  /** The sending tenant, given to external-channel recipients that do not carry their own. */
+  enterprise: NotificationEnterprise | null;
   senderAccount: string | null;
   senderName: string | null;
   senderEmail: string | null;
@@ -101,8 +108,13 @@ async function notificationsOf(sql: Sql, tasks: ClaimedTask[]): Promise<Map<stri
   const ids = [...new Set(tasks.map((task) => task.notificationId))];
   const rows = await sql<NotificationOfTasks[]>`
     select n.id, n.body, u.account as "senderAccount", u.name as "senderName", u.email as "senderEmail",
-           u.mail_enabled as "senderMailEnabled"
+           u.mail_enabled as "senderMailEnabled",
+           case when t.id is not null then
+             json_build_object('id', t.id, 'name', t.name, 'domain', t.domain, 'style', t.style,
+                               'logo', t.logo, 'banner', t.banner, 'copyright', t.copyright)
+           end as enterprise
     from notifications n left join users u on u.id = n.sender_user_id
+      left join tenants t on t.id = n.tenant_id
     where n.id = any(${ids}::uuid[])`;
   return new Map(rows.map((row) => [row.id, row]));
 }
@@ -207,7 +219,7 @@ function deliveryFor(task: ClaimedTask, notification: NotificationOfTasks, chann
       ...(task.phone ? { phone: task.phone } : {}),
       ...(task.email ? { email: task.email } : {}),
       ...(task.account ? { account: task.account } : {}),
-      ...(task.recipient ? { user: task.recipient } : {}),
+      ...(task.recipient ? { user: withEnterprise(task.recipient, notification.enterprise) } : {}),
     },
     notification: body,
     ...(channel === "sms" ? { text: smsText(body, task.requestedChannel) } : {}),
@@ -222,6 +234,10 @@ function deliveryFor(task: ClaimedTask, notification: NotificationOfTasks, chann
         }
       : {}),
   };
+}
+
+function withEnterprise(user: NotificationUser, enterprise: NotificationEnterprise | null): NotificationUser {
+  return user.enterprise || !enterprise ? user : { ...user, enterprise };
 }
 
 /** Spec 000: `abstract` wins for the sms channel; `content` wins for the SMS half of app_sms. */
