@@ -57,6 +57,26 @@ export const bootstrapUserSchema = z
   })
   .strict();
 
+/** A seal image, at most 2 MB of PNG (as a base64 data URI, about 2.7 million characters). */
+export const SEAL_IMAGE_MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * An electronic seal: spec 000's `eSignCode`, its PNG image (transparency kept) and the size it
+ * is printed at, in points (1/72 inch). A seal with a tenant serves that tenant's applications;
+ * one without serves every application.
+ */
+export const bootstrapSealSchema = z
+  .object({
+    code: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "1 to 64 letters, digits, dots, hyphens or underscores"),
+    tenant: domain.optional(),
+    name: z.string().min(1).max(200),
+    /** A path to the PNG file (relative to the bootstrap file), or a `data:image/png;base64,…` URI. */
+    image: z.string().min(1).max(2_900_000),
+    width: z.number().positive().max(2000),
+    height: z.number().positive().max(2000),
+  })
+  .strict();
+
 /**
  * A notification channel: spec 000's built-in ones (`email`, `sms`, `app`, `msgapp_template`) or
  * an external channel by its name, each delivered through a plugin: a built-in plugin's name, a
@@ -93,6 +113,7 @@ export const bootstrapSchema = z
     applications: z.array(bootstrapApplicationSchema).max(10_000).default([]),
     users: z.array(bootstrapUserSchema).max(100_000).default([]),
     channels: z.array(bootstrapChannelSchema).max(100).default([]),
+    seals: z.array(bootstrapSealSchema).max(10_000).default([]),
   })
   .strict();
 
@@ -100,4 +121,5 @@ export type Bootstrap = z.infer<typeof bootstrapSchema>;
 export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
 export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
 export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;
+export type BootstrapSeal = z.infer<typeof bootstrapSealSchema>;
 export type BootstrapChannel = z.infer<typeof bootstrapChannelSchema>;

@@ -4,10 +4,11 @@ import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
 
 /**
- * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`) and
+ * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`; the
+ * signature API among it with its own errno rule) and
  * spec 001's `Response<T>` (with `ecode` and `entities`), which is also the platform's own default.
  */
-export type ApiSurface = "open-api" | "workflow" | "oauth" | "platform";
+export type ApiSurface = "open-api" | "signature" | "workflow" | "oauth" | "platform";
 
 /** Spec 001: a well-formed call answers 200 and reports a semantic failure in the envelope. */
 const SEMANTIC_ON_WORKFLOW: ReadonlySet<ErrorCode> = new Set([
@@ -46,6 +47,9 @@ export function envelopeFor(surface: ApiSurface, error: PlatformError): Record<s
   if (surface === "oauth")
     return { error: error.oauthError ?? "invalid_request", error_description: error.message };
   if (surface === "open-api") return { errno, error: error.message, total: 0 };
+  // Spec 000's signature API: a refused token is 10007; any other failure is errno -2 with its text.
+  if (surface === "signature")
+    return { errno: error.code === ErrorCode.Unauthenticated ? errno : -2, error: error.message, total: 0 };
   return { errno, ecode: error.code, error: error.message, total: 0, entities: [] };
 }
 

@@ -54,6 +54,17 @@ const environmentSchema = z.object({
   NOTIFY_SEND_TIMEOUT_MS: integer(100, 600_000).default(60_000),
   /** How often workers look for delivery tasks whose job was lost. */
   NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
+  /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
+  FILES_DIR: z.string().min(1).optional(),
+  /** Largest PDF the signature API takes, checked while the upload streams in. */
+  SIGN_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 3).default(100 * 1024 * 1024),
+  /** How long the gateway waits for a sign worker's answer. */
+  SIGN_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
+  /** `pades`: sealed PDFs also carry a PAdES signature; `none`: the seal image only. */
+  SIGN_SIGNATURE: z.enum(["pades", "none"], "one of pades, none").default("pades"),
+  /** PKCS#12 file of the signing certificate; unset, a self-signed one is made under DATA_DIR at first start. */
+  SIGN_P12_FILE: z.string().min(1).optional(),
+  SIGN_P12_PASSPHRASE: z.string().optional(),
   /** Operator token for the admin API; unset, the admin API answers 404. */
   ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
 });
@@ -79,6 +90,14 @@ export interface Config {
     loginLockoutSeconds: number;
   };
   adminToken: string | undefined;
+  filesDir: string;
+  sign: {
+    maxUploadBytes: number;
+    timeoutMs: number;
+    signature: "pades" | "none";
+    p12File: string | undefined;
+    p12Passphrase: string;
+  };
   notify: { retryDelaysMs: number[]; sendTimeoutMs: number; sweepIntervalMs: number };
 }
 
@@ -127,6 +146,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
     },
     adminToken: e.ADMIN_TOKEN,
+    filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
+    sign: {
+      maxUploadBytes: e.SIGN_MAX_UPLOAD_BYTES,
+      timeoutMs: e.SIGN_TIMEOUT_MS,
+      signature: e.SIGN_SIGNATURE,
+      p12File: e.SIGN_P12_FILE ? resolve(e.SIGN_P12_FILE) : undefined,
+      p12Passphrase: e.SIGN_P12_PASSPHRASE ?? "",
+    },
     notify: {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,

@@ -1,0 +1,64 @@
+import { type BootstrapSeal, SEAL_IMAGE_MAX_BYTES } from "../../contracts/bootstrap.ts";
+import { ConfigError } from "../config.ts";
+import type { Queryable } from "../database.ts";
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const DATA_URI = "data:image/png;base64,";
+
+/** The PNG bytes of a seal's `image` data URI, checked to be a PNG of at most 2 MB. */
+export function sealImageBytes(seal: BootstrapSeal): Buffer {
+  if (!seal.image.startsWith(DATA_URI)) {
+    throw new ConfigError(`seal ${seal.code}: image must be a PNG file or a ${DATA_URI}… URI`);
+  }
+  const bytes = Buffer.from(seal.image.slice(DATA_URI.length), "base64");
+  if (bytes.length > SEAL_IMAGE_MAX_BYTES) {
+    throw new ConfigError(`seal ${seal.code}: image is larger than ${SEAL_IMAGE_MAX_BYTES} bytes`);
+  }
+  if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE))
+    throw new ConfigError(`seal ${seal.code}: image is not a PNG`);
+  return bytes;
+}
+
+/** Creates the seal or brings it up to date, by tenant and code; a changed seal gets a new version. */
+export async function upsertSeal(
+  sql: Queryable,
+  seal: BootstrapSeal,
+  tenantId: string | null,
+): Promise<void> {
+  const image = sealImageBytes(seal);
+  const [updated] = await sql`
+    update seals set name = ${seal.name}, image = ${image}, width = ${seal.width}, height = ${seal.height},
+      version = version + 1, updated_at = now()
+    where code = ${seal.code} and tenant_id is not distinct from ${tenantId}::uuid
+      and (name, image, width, height) is distinct from (${seal.name}, ${image}::bytea, ${seal.width}::real, ${seal.height}::real)
+    returning id`;
+  if (updated) return;
+  await sql`
+    insert into seals (tenant_id, code, name, image, width, height)
+    select ${tenantId}::uuid, ${seal.code}, ${seal.name}, ${image}, ${seal.width}, ${seal.height}
+    where not exists (select from seals where code = ${seal.code} and tenant_id is not distinct from ${tenantId}::uuid)`;
+}
+
+export interface SealRef {
+  id: string;
+  code: string;
+}
+
+/** The seal an application may use under a code: its tenant's, else the platform's. */
+export async function findSeal(
+  sql: Queryable,
+  code: string,
+  tenantId: string | undefined,
+): Promise<SealRef | undefined> {
+  const [row] = await sql<SealRef[]>`
+    select id, code from seals
+    where code = ${code} and (tenant_id = ${tenantId ?? null}::uuid or tenant_id is null)
+    order by tenant_id nulls last limit 1`;
+  return row;
+}
+
+export async function deleteSeal(sql: Queryable, code: string, tenantId: string | null): Promise<boolean> {
+  const rows =
+    await sql`delete from seals where code = ${code} and tenant_id is not distinct from ${tenantId}::uuid returning id`;
+  return rows.length > 0;
+}

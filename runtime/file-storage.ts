@@ -1,0 +1,76 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+/** A stored object's key: lower-case words and slashes, never climbing out of the storage root. */
+const KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
+
+export class StoredFileTooLarge extends Error {
+  override name = "StoredFileTooLarge";
+  constructor(readonly maxBytes: number) {
+    super(`file is larger than ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Files shared by the gateway and the workers (uploads to seal, sealed results, exports): a
+ * directory, which in a distributed deployment is a volume every process mounts (`FILES_DIR`).
+ * A file appears under its key only once completely written.
+ */
+export class FileStorage {
+  constructor(readonly root: string) {}
+
+  pathOf(key: string): string {
+    if (!KEY.test(key) || key.includes("..")) throw new Error(`invalid storage key ${key}`);
+    return join(this.root, key);
+  }
+
+  /** Streams `source` into the file, failing (and keeping nothing) past `maxBytes`; resolves to its size. */
+  async write(key: string, source: Readable | AsyncIterable<Buffer>, maxBytes: number): Promise<number> {
+    const path = this.pathOf(key);
+    const partial = `${path}.partial`;
+    await mkdir(dirname(path), { recursive: true });
+    let size = 0;
+    try {
+      await pipeline(
+        source,
+        async function* (chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            size += chunk.length;
+            if (size > maxBytes) throw new StoredFileTooLarge(maxBytes);
+            yield chunk;
+          }
+        },
+        createWriteStream(partial),
+      );
+      await rename(partial, path);
+      return size;
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+  }
+
+  async writeBytes(key: string, bytes: Uint8Array): Promise<void> {
+    await this.write(
+      key,
+      Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
+      Infinity,
+    );
+  }
+
+  read(key: string): Readable {
+    return createReadStream(this.pathOf(key));
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    const info = await stat(this.pathOf(key)).catch(() => undefined);
+    return info?.size;
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}

@@ -1,0 +1,27 @@
+import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
+import { P12Signer } from "@signpdf/signer-p12";
+import { SignPdf } from "@signpdf/signpdf";
+import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
+import type { PDFDocument } from "pdf-lib";
+import type { SigningCertificate } from "./signing-certificate.ts";
+
+/** Signs a document (PAdES baseline, CAdES detached) with the platform's certificate; returns the saved bytes. */
+export function createPadesSigner(certificate: SigningCertificate) {
+  const signer = new P12Signer(certificate.p12, { passphrase: certificate.passphrase });
+  const signPdf = new SignPdf();
+  return async function sign(document: PDFDocument, reason: string): Promise<Uint8Array> {
+    pdflibAddPlaceholder({
+      pdfDoc: document,
+      reason,
+      contactInfo: "",
+      name: "Open Platform seal service",
+      location: "",
+      subFilter: SUBFILTER_ETSI_CADES_DETACHED,
+      signatureLength: 8192,
+    });
+    const unsigned = await document.save({ useObjectStreams: false });
+    return signPdf.sign(Buffer.from(unsigned.buffer, unsigned.byteOffset, unsigned.byteLength), signer);
+  };
+}
+
+export type PadesSigner = ReturnType<typeof createPadesSigner>;
