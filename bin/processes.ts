@@ -1,6 +1,6 @@
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
-import { ALL_JOBS, jobCatalogue, queueDefinition, withDeliveryPolicy } from "../contracts/jobs.ts";
+import { ALL_JOBS, jobCatalogue, queueDefinition, withOperatorPolicy } from "../contracts/jobs.ts";
 import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
@@ -12,6 +12,9 @@ import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
 import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
 import type { GatedSender } from "../workers/notify/gated-sender.ts";
 import { startPendingSweeper } from "../workers/notify/pending-sweeper.ts";
+import { createPadesSigner } from "../workers/sign/pades-signature.ts";
+import type { SignDeps } from "../workers/sign/sign-document.ts";
+import { loadSigningCertificate } from "../workers/sign/signing-certificate.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -46,9 +49,9 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let consumers: Consumer[] = [];
   let senders = new Map<string, GatedSender>();
   let stopSweeper = () => {};
-  const catalogue = withDeliveryPolicy(jobCatalogue, {
-    retryDelaysMs: config.notify.retryDelaysMs,
-    timeoutMs: config.notify.sendTimeoutMs,
+  const catalogue = withOperatorPolicy(jobCatalogue, {
+    delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
+    signTimeoutMs: config.sign.timeoutMs,
   });
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
@@ -59,7 +62,10 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
       // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
       const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
-      const handlers = createJobHandlers({ sql: db.sql, senders, leaseSeconds });
+      const handlers = createJobHandlers({
+        delivery: { sql: db.sql, senders, leaseSeconds },
+        sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
+      });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
         concurrency: config.workerConcurrency,
       });
@@ -96,6 +102,19 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       await db.close();
     },
   };
+}
+
+async function signDeps(config: Config, platform: Platform): Promise<SignDeps> {
+  const signer =
+    config.sign.signature === "pades"
+      ? createPadesSigner(
+          await loadSigningCertificate(
+            { p12File: config.sign.p12File, passphrase: config.sign.p12Passphrase, dataDir: config.dataDir },
+            platform.log,
+          ),
+        )
+      : undefined;
+  return { sql: platform.db.sql, storage: platform.storage, signer };
 }
 
 /** Everything in one process: the embedded mode of `npm start`. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { QueueDefinition } from "./broker.ts";
+import { signJobSchema } from "./signature.ts";
 
 /** A kind of job: the queue it travels on, its payload schema, and how it is retried and timed out. */
 export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
@@ -90,6 +91,16 @@ export const jobCatalogue = {
     description: "deliver a notification task to an external channel (one queue per channel name)",
     ...DELIVERY,
   },
+  sign: {
+    queue: "sign",
+    description: "seal (and sign) an uploaded PDF; the gateway waits for the answer",
+    payload: signJobSchema,
+    // A caller is waiting with a deadline: an attempt that fails is reported, not retried later.
+    retryDelaysMs: [],
+    timeoutMs: 60_000,
+    // Sealing is CPU work: about one job per core.
+    concurrency: 2,
+  },
 } satisfies JobCatalogue;
 
 export type JobName = keyof typeof jobCatalogue;
@@ -97,15 +108,19 @@ export type JobName = keyof typeof jobCatalogue;
 /** Every job kind, for processes that declare or consume them all. */
 export const ALL_JOBS: readonly JobDefinition[] = Object.values(jobCatalogue as JobCatalogue);
 
-/** The catalogue with the operator's retry delays and send timeout for notification deliveries. */
-export function withDeliveryPolicy<Catalogue extends JobCatalogue>(
+/**
+ * The catalogue with the operator's settings: retry delays and send timeout for notification
+ * deliveries, the timeout of sealing.
+ */
+export function withOperatorPolicy<Catalogue extends JobCatalogue>(
   catalogue: Catalogue,
-  policy: { retryDelaysMs: readonly number[]; timeoutMs: number },
+  policy: { delivery: { retryDelaysMs: readonly number[]; timeoutMs: number }; signTimeoutMs: number },
 ): Catalogue {
   return Object.fromEntries(
-    Object.entries(catalogue).map(([name, job]) => [
-      name,
-      job.payload === deliveryJobSchema ? { ...job, ...policy } : job,
-    ]),
+    Object.entries(catalogue).map(([name, job]) => {
+      if (job.payload === deliveryJobSchema) return [name, { ...job, ...policy.delivery }];
+      if (job.payload === signJobSchema) return [name, { ...job, timeoutMs: policy.signTimeoutMs }];
+      return [name, job];
+    }),
   ) as Catalogue;
 }

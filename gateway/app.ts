@@ -7,10 +7,12 @@ import { requestLog } from "./middleware/request-log.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
+import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthRoutes } from "./routes/oauth-routes.ts";
 import { profileRoutes } from "./routes/profile-routes.ts";
+import { signatureRoutes } from "./routes/signature-routes.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(
@@ -58,6 +60,8 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/", authorizeRoutes(deps));
   app.route("/", profileRoutes(deps));
   app.route("/", notificationRoutes(deps));
+  app.route("/", signatureRoutes(deps));
+  app.route("/", fileRoutes(deps));
   app.route("/", adminRoutes(deps));
   app.route("/", docsRoutes());
 

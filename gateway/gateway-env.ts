@@ -2,6 +2,7 @@ import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Database } from "../runtime/database.ts";
+import type { FileStorage } from "../runtime/file-storage.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { ApiSurface } from "./error-envelope.ts";
 import type { AccessClaims } from "./oauth/access-tokens.ts";
@@ -15,6 +16,7 @@ export interface GatewayDeps {
   log: Logger;
   db: Database;
   broker: Broker;
+  storage: FileStorage;
   oauth: OAuthServices;
   /** Set when shutdown begins, so /readyz tells load balancers to stop sending traffic. */
   draining: { value: boolean };

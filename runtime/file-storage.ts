@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -27,12 +28,20 @@ export class FileStorage {
     return join(this.root, key);
   }
 
-  /** Streams `source` into the file, failing (and keeping nothing) past `maxBytes`; resolves to its size. */
-  async write(key: string, source: Readable | AsyncIterable<Buffer>, maxBytes: number): Promise<number> {
+  /**
+   * Streams `source` into the file, failing (and keeping nothing) past `maxBytes`; resolves to its
+   * size and SHA-1, taken on the way through.
+   */
+  async write(
+    key: string,
+    source: Readable | AsyncIterable<Buffer>,
+    maxBytes: number,
+  ): Promise<{ size: number; sha1: string }> {
     const path = this.pathOf(key);
     const partial = `${path}.partial`;
     await mkdir(dirname(path), { recursive: true });
     let size = 0;
+    const hash = createHash("sha1");
     try {
       await pipeline(
         source,
@@ -40,13 +49,14 @@ export class FileStorage {
           for await (const chunk of chunks) {
             size += chunk.length;
             if (size > maxBytes) throw new StoredFileTooLarge(maxBytes);
+            hash.update(chunk);
             yield chunk;
           }
         },
         createWriteStream(partial),
       );
       await rename(partial, path);
-      return size;
+      return { size, sha1: hash.digest("hex") };
     } catch (error) {
       await rm(partial, { force: true });
       throw error;

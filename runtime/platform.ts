@@ -5,10 +5,11 @@ import { EmbeddedBroker } from "./broker/embedded-broker.ts";
 import { RabbitMqBroker } from "./broker/rabbitmq-broker.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./database.ts";
+import { FileStorage } from "./file-storage.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { migrate } from "./migrations.ts";
 
-/** The connections every process kind shares: logger, database (migrated) and broker. */
+/** The connections every process kind shares: logger, database (migrated), broker and file storage. */
 export interface Platform {
   config: Config;
   /** The bootstrap file, read by every process (workers take their channel plugins from it). */
@@ -16,6 +17,8 @@ export interface Platform {
   log: Logger;
   db: Database;
   broker: Broker;
+  /** Uploads and results, shared by the gateway and the workers. */
+  storage: FileStorage;
 }
 
 export async function openPlatform(
@@ -37,5 +40,5 @@ export async function openPlatform(
     ? await RabbitMqBroker.start({ url: config.broker.url, connectionName: processName }, log)
     : new EmbeddedBroker(log);
   log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
-  return { config, bootstrap, log, db, broker };
+  return { config, bootstrap, log, db, broker, storage: new FileStorage(config.filesDir) };
 }

@@ -1,17 +1,23 @@
 import type { jobCatalogue } from "../contracts/jobs.ts";
 import type { JobHandlers } from "./job-runner.ts";
 import { type DeliveryDeps, deliverTasks } from "./notify/deliver-tasks.ts";
+import { type SignDeps, signDocument } from "./sign/sign-document.ts";
 
-export type JobHandlerDeps = DeliveryDeps;
+export interface JobHandlerDeps {
+  delivery: DeliveryDeps;
+  /** Only processes that consume the `sign` queue load a signing certificate. */
+  sign: SignDeps | undefined;
+}
 
-/** The one handler of every job kind in the catalogue, built once at start. */
-export function createJobHandlers(deps: JobHandlerDeps): JobHandlers<typeof jobCatalogue> {
-  const deliver = deliverTasks(deps);
+/** The one handler of every job kind in the catalogue this process can run, built once at start. */
+export function createJobHandlers(deps: JobHandlerDeps): Partial<JobHandlers<typeof jobCatalogue>> {
+  const deliver = deliverTasks(deps.delivery);
   return {
     notifyEmail: deliver,
     notifySms: deliver,
     notifyApp: deliver,
     notifyMsgappTemplate: deliver,
     notifyExternal: deliver,
+    ...(deps.sign ? { sign: signDocument(deps.sign) } : {}),
   };
 }

@@ -22,7 +22,7 @@ const CMAP_URL = `${join(pdfjsRoot, "cmaps")}/`;
 export async function findKeyword(pdf: Uint8Array, keyword: string): Promise<TextMatch[]> {
   // pdf.js takes ownership of the buffer it is given, so it gets a copy.
   const document = await getDocument({
-    data: pdf.slice(),
+    data: new Uint8Array(pdf),
     cMapUrl: CMAP_URL,
     cMapPacked: true,
     isEvalSupported: false,

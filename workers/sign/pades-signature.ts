@@ -7,7 +7,6 @@ import type { SigningCertificate } from "./signing-certificate.ts";
 
 /** Signs a document (PAdES baseline, CAdES detached) with the platform's certificate; returns the saved bytes. */
 export function createPadesSigner(certificate: SigningCertificate) {
-  const signer = new P12Signer(certificate.p12, { passphrase: certificate.passphrase });
   const signPdf = new SignPdf();
   return async function sign(document: PDFDocument, reason: string): Promise<Uint8Array> {
     pdflibAddPlaceholder({
@@ -20,6 +19,8 @@ export function createPadesSigner(certificate: SigningCertificate) {
       signatureLength: 8192,
     });
     const unsigned = await document.save({ useObjectStreams: false });
+    // A P12Signer reads its key material as it signs, so each signature gets a fresh one.
+    const signer = new P12Signer(certificate.p12, { passphrase: certificate.passphrase });
     return signPdf.sign(Buffer.from(unsigned.buffer, unsigned.byteOffset, unsigned.byteLength), signer);
   };
 }

@@ -1,0 +1,95 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import busboy from "busboy";
+import type { Context } from "hono";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import type { GatewayEnv } from "./gateway-env.ts";
+
+export interface UploadedFile<Stored> {
+  filename: string;
+  mime: string;
+  stored: Stored;
+}
+
+export interface MultipartUpload<Stored> {
+  fields: Map<string, string>;
+  file: UploadedFile<Stored> | undefined;
+}
+
+/** Form fields are small: a JSON list of locations is the largest a client sends. */
+const MAX_FIELD_BYTES = 256 * 1024;
+const MAX_FIELDS = 20;
+
+/**
+ * Reads a multipart/form-data request as it streams in: text fields into memory (bounded), and
+ * the one file field handed to `store` as a stream, so an upload never sits whole in memory. A
+ * second file, an unknown file field or an oversized field is refused.
+ */
+export async function readMultipart<Stored>(
+  c: Context<GatewayEnv>,
+  fileField: string,
+  store: (stream: Readable) => Promise<Stored>,
+): Promise<MultipartUpload<Stored>> {
+  const type = c.req.header("content-type") ?? "";
+  if (!type.startsWith("multipart/form-data")) {
+    throw new PlatformError(ErrorCode.UnsupportedMediaType, "the body must be multipart/form-data");
+  }
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const source = incoming ?? Readable.fromWeb((c.req.raw.body ?? new ReadableStream()) as never);
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": type },
+      limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 1, parts: MAX_FIELDS + 1 },
+    });
+  } catch (error) {
+    throw new PlatformError(
+      ErrorCode.InvalidArgument,
+      `malformed multipart body: ${(error as Error).message}`,
+    );
+  }
+  const fields = new Map<string, string>();
+  let file: UploadedFile<Stored> | undefined;
+  let storing: Promise<void> | undefined;
+  return new Promise((resolve, reject) => {
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      source.unpipe(parser);
+      source.resume();
+      reject(error);
+    };
+    const refuse = (message: string) => fail(new PlatformError(ErrorCode.InvalidArgument, message));
+    parser.on("field", (name, value, info) => {
+      if (info.valueTruncated) return refuse(`${name}: longer than ${MAX_FIELD_BYTES} bytes`);
+      if (!fields.has(name)) fields.set(name, value);
+    });
+    parser.on("file", (name, stream, info) => {
+      if (name !== fileField || storing) {
+        stream.resume();
+        return refuse(`${name}: unexpected file field; send one file as "${fileField}"`);
+      }
+      storing = store(stream).then(
+        (stored) => {
+          file = { filename: info.filename ?? fileField, mime: info.mimeType, stored };
+        },
+        (error: unknown) => {
+          stream.resume();
+          fail(error);
+        },
+      );
+    });
+    parser.on("fieldsLimit", () => refuse(`more than ${MAX_FIELDS} form fields`));
+    parser.on("filesLimit", () => refuse(`one file only, as "${fileField}"`));
+    parser.on("error", (error: Error) => refuse(`malformed multipart body: ${error.message}`));
+    parser.on("close", () => {
+      if (failed) return;
+      Promise.resolve(storing).then(() => {
+        if (!failed) resolve({ fields, file });
+      });
+    });
+    source.on("error", fail);
+    source.pipe(parser);
+  });
+}

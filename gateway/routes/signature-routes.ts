@@ -1,0 +1,140 @@
+import { Readable } from "node:stream";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import {
+  locationListSchema,
+  type SignJob,
+  type SignResult,
+  signJobSchema,
+} from "../../contracts/signature.ts";
+import { recordFile, storageKeyOf } from "../../runtime/directory/files.ts";
+import { findSeal } from "../../runtime/directory/seals.ts";
+import { StoredFileTooLarge } from "../../runtime/file-storage.ts";
+import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireToken } from "../middleware/require-token.ts";
+import { surface } from "../middleware/surface.ts";
+import { readMultipart } from "../multipart-upload.ts";
+import { fileUrl } from "./file-routes.ts";
+
+const SEAL_CODE = /^[A-Za-z0-9._-]{1,64}$/;
+
+function badRequest(message: string): PlatformError {
+  return new PlatformError(ErrorCode.InvalidArgument, message);
+}
+
+/** A form field holding a JSON list of location items, checked against spec 000's item. */
+function locationsField(fields: Map<string, string>, name: string): SignJob["locations"] {
+  const text = fields.get(name);
+  if (text === undefined || text.trim() === "") return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`${name}: not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = locationListSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw badRequest(`${name}${issue.path.length > 0 ? `[${issue.path.join("].")}` : ""}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function integerField(fields: Map<string, string>, name: string, allowed: (n: number) => boolean) {
+  const text = fields.get(name);
+  if (text === undefined || text.trim() === "") return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || !allowed(value))
+    throw badRequest(`${name}: ${JSON.stringify(text)} is not allowed`);
+  return value;
+}
+
+/**
+ * Spec 000's "Sign a file": the upload streams into file storage (the source file the QR code
+ * points at), a `sign` worker seals it by request/reply, and the sealed PDF streams back.
+ */
+export function signatureRoutes(deps: GatewayDeps) {
+  const { storage, config } = deps;
+  const app = new OpenAPIHono<GatewayEnv>();
+  app.use("/v1/signature/*", surface("signature"));
+  app.use("/v1/signature/*", requireToken(deps.oauth.accessTokens, { scopes: ["signature"], kind: "sys" }));
+  app.post("/v1/signature/:eSignCode", async (c) => {
+    const code = c.req.param("eSignCode");
+    if (!SEAL_CODE.test(code)) throw badRequest(`eSignCode: ${JSON.stringify(code)} is not a seal code`);
+    const token = c.get("token");
+    const seal = await findSeal(deps.db.sql, code, token.tenantId);
+    if (!seal) throw new PlatformError(ErrorCode.NotFound, `eSignCode: no seal ${code} for this application`);
+    const fileId = timeOrderedId();
+    const inputKey = storageKeyOf(fileId);
+    const upload = await readMultipart(c, "file", async (stream) => {
+      try {
+        return await storage.write(inputKey, stream, config.sign.maxUploadBytes);
+      } catch (error) {
+        if (error instanceof StoredFileTooLarge) {
+          throw new PlatformError(ErrorCode.PayloadTooLarge, `file: larger than ${error.maxBytes} bytes`);
+        }
+        throw error;
+      }
+    });
+    let keep = false;
+    const outputKey = `sealed/${fileId}.pdf`;
+    try {
+      if (!upload.file) throw badRequest('file: required (the PDF, as the multipart field "file")');
+      const locations = locationsField(upload.fields, "locations");
+      const qrCodeLocations = locationsField(upload.fields, "qrCodeLocations");
+      const keyword = upload.fields.get("keyword") || undefined;
+      if (!locations?.length && !keyword) throw badRequest("locations or keyword: one of them is required");
+      const job = signJobSchema.safeParse({
+        sealId: seal.id,
+        inputKey,
+        outputKey,
+        locations,
+        keyword,
+        keywordOrder: integerField(upload.fields, "keywordOrder", (n) => n === 0 || n === 1 || n === 2),
+        keywordSeq: integerField(upload.fields, "keywordSeq", (n) => n >= 1 && n <= 10_000),
+        qrCodeLocations,
+        ...(qrCodeLocations?.length ? { qrContent: fileUrl(config, fileId) } : {}),
+      });
+      if (!job.success) {
+        const issue = job.error.issues[0]!;
+        throw badRequest(`${issue.path.join(".")}: ${issue.message}`);
+      }
+      if (qrCodeLocations?.length) {
+        // The QR code points at the source file, so it is kept and served by the file service.
+        await recordFile(deps.db.sql, {
+          id: fileId,
+          name: upload.file.filename,
+          mime: "application/pdf",
+          size: upload.file.stored.size,
+          sha1Hash: upload.file.stored.sha1,
+          applicationId: token.clientId,
+          ...(token.tenantId ? { tenantId: token.tenantId } : {}),
+        });
+        keep = true;
+      }
+      const result = (await deps.broker.request("sign", job.data, {
+        timeoutMs: config.sign.timeoutMs,
+      })) as SignResult;
+      const size = (await storage.size(result.outputKey)) ?? 0;
+      const body = storage.read(result.outputKey);
+      body.once("close", () => void storage.remove(result.outputKey));
+      return new Response(Readable.toWeb(body) as ReadableStream, {
+        status: 200,
+        headers: {
+          "content-type": "application/pdf",
+          "content-length": String(size),
+          "content-disposition": `attachment; filename="sealed-${fileId}.pdf"`,
+          "x-seals": String(result.seals),
+          "x-qr-codes": String(result.qrCodes),
+        },
+      });
+    } catch (error) {
+      await storage.remove(outputKey);
+      throw error;
+    } finally {
+      if (!keep) await storage.remove(inputKey);
+    }
+  });
+  return app;
+}
