@@ -9,6 +9,7 @@ import { decodeQr, drawnSeals, pdfsig } from "./support/sealed-pdf-reader.ts";
 
 const SECRET = "seal-app-secret-0123456789abcdefghijklmno";
 const UPLOAD_LIMIT = 300_000;
+const ADMIN_TOKEN = "seal-admin-token-0123456789abcdefghijklmnop";
 
 function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
@@ -96,6 +97,7 @@ for (const mode of await testModes()) {
         BOOTSTRAP_FILE: join(dir, "bootstrap.json"),
         SIGN_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT),
         SIGN_TIMEOUT_MS: "4000",
+        ADMIN_TOKEN,
       });
       token = await appToken("seal-app", "signature");
     });
@@ -277,6 +279,63 @@ for (const mode of await testModes()) {
         assert.equal(answer.json?.total, 0, name);
         assert.match(answer.json?.error ?? "", message, name);
       }
+    });
+
+    it("refuses a PDF that already carries a signature, which sealing would break", async () => {
+      const signed = await seal({ locations: JSON.stringify([{ pageNo: 1 }]) }, await contract());
+      assert.equal(signed.status, 200, JSON.stringify(signed.json));
+      const again = await seal({ locations: JSON.stringify([{ pageNo: 1 }]) }, signed.bytes);
+      assert.equal(again.status, 500);
+      assert.deepEqual(again.json, {
+        errno: -2,
+        error: "the PDF already carries a digital signature; seal the file before it is signed",
+        total: 0,
+      });
+    });
+
+    it("lets operators add a seal through the admin API and withdraw it", async () => {
+      const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+      const newSeal = {
+        code: "DEAN-SEAL",
+        tenant: "example.edu",
+        name: "Dean's office",
+        width: 60,
+        height: 40,
+        image: `data:image/png;base64,${sealPng(32).toString("base64")}`,
+      };
+      const added = await fetch(`${platform.url}/admin/bootstrap`, {
+        method: "PUT",
+        headers: admin,
+        body: JSON.stringify({ seals: [newSeal] }),
+      });
+      assert.equal(added.status, 200, await added.clone().text());
+      const sealed = await seal(
+        { locations: JSON.stringify([{ pageNo: 1, left: 0, bottom: 0 }]) },
+        await contract(),
+        {
+          code: "DEAN-SEAL",
+        },
+      );
+      assert.equal(sealed.status, 200, JSON.stringify(sealed.json));
+      assert.deepEqual(
+        (await drawnSeals(sealed.bytes)).map((s) => [s.width, s.height]),
+        [[60, 40]],
+      );
+      const byPath = await fetch(`${platform.url}/admin/bootstrap`, {
+        method: "PUT",
+        headers: admin,
+        body: JSON.stringify({ seals: [{ ...newSeal, image: "/etc/passwd" }] }),
+      });
+      assert.equal(byPath.status, 400, "the admin API takes images as data URIs, never server paths");
+      const withdrawn = await fetch(`${platform.url}/admin/seals/DEAN-SEAL?tenant=example.edu`, {
+        method: "DELETE",
+        headers: admin,
+      });
+      assert.equal(withdrawn.status, 200);
+      const gone = await seal({ locations: JSON.stringify([{ pageNo: 1 }]) }, await contract(), {
+        code: "DEAN-SEAL",
+      });
+      assert.equal(gone.status, 404);
     });
 
     it("answers 503 when no sign worker answers in time", async () => {

@@ -5,7 +5,9 @@ import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { applyBootstrap } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import { rotateApplicationSecret } from "../../runtime/directory/application-secrets.ts";
+import { deleteSeal } from "../../runtime/directory/seals.ts";
 import { sameText } from "../../runtime/directory/secrets.ts";
+import { tenantByDomain } from "../../runtime/directory/tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { rotateSigningKey } from "../oauth/access-tokens.ts";
 
@@ -25,6 +27,7 @@ function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
 
 const appliedSchema = z.object({ applied: z.literal(true) }).openapi("BootstrapApplied");
 const rotatedSchema = z.object({ rotated: z.literal(true) }).openapi("SigningKeyRotated");
+const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).openapi("SealWithdrawn");
 const secretSchema = z.object({ id: z.string(), secret: z.string() }).openapi("ApplicationSecret");
 
 /** The operators' API: the bootstrap document applied on demand, and application secrets. Off without ADMIN_TOKEN. */
@@ -94,6 +97,34 @@ export function adminRoutes(deps: GatewayDeps) {
       await rotateSigningKey(deps.db.sql);
       await deps.oauth.accessTokens.reload();
       return c.json({ rotated: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/admin/seals/{code}",
+      tags: ["Admin"],
+      summary:
+        "Withdraw a seal (a tenant's with `tenant`, else the platform-wide one); seals are added with PUT /admin/bootstrap",
+      security: [{ admin: [] }],
+      request: {
+        params: z.object({ code: z.string().max(64) }),
+        query: z.object({ tenant: z.string().max(253).optional() }),
+      },
+      responses: {
+        200: { description: "withdrawn", content: { "application/json": { schema: withdrawnSchema } } },
+      },
+    }),
+    async (c) => {
+      const { code } = c.req.valid("param");
+      const { tenant } = c.req.valid("query");
+      const owner = tenant ? await tenantByDomain(deps.db.sql, tenant) : undefined;
+      if (tenant && !owner) throw new PlatformError(ErrorCode.NotFound, `no tenant ${tenant}`);
+      const deleted = await deleteSeal(deps.db.sql, code, owner?.id ?? null);
+      if (!deleted)
+        throw new PlatformError(ErrorCode.NotFound, `no seal ${code}${tenant ? ` of ${tenant}` : ""}`);
+      return c.json({ withdrawn: true as const }, 200);
     },
   );
   return app;
