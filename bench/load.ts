@@ -5,6 +5,7 @@ import autocannon from "autocannon";
 /** A server script running in its own process, its log lines discarded. */
 export interface BenchServer {
   port: number;
+  pid: number;
   /** What the script sent when it was ready (a token, say). */
   ready: unknown;
   stop(): Promise<void>;
@@ -29,6 +30,7 @@ export async function startServer(
   const [ready] = await once(child, "message");
   return {
     port,
+    pid: child.pid!,
     ready,
     async stop() {
       child.kill("SIGTERM");

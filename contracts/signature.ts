@@ -28,6 +28,8 @@ export const KEYWORD_ORDERS = [0, 1, 2] as const;
 /** What the gateway asks a `sign` worker to do. */
 export const signJobSchema = z.object({
   sealId: z.uuid(),
+  /** The seal's version as the gateway found it; a worker holding an older image reads it again. */
+  sealVersion: z.number().int().min(1),
   /** Storage key of the uploaded PDF; the sealed file is written to `outputKey`. */
   inputKey: z.string().min(1).max(500),
   outputKey: z.string().min(1).max(500),
@@ -44,6 +46,8 @@ export type SignJob = z.infer<typeof signJobSchema>;
 
 export interface SignResult {
   outputKey: string;
+  /** Size of the sealed file, in bytes. */
+  bytes: number;
   pages: number;
   seals: number;
   qrCodes: number;

@@ -13,6 +13,7 @@ import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthRoutes } from "./routes/oauth-routes.ts";
 import { profileRoutes } from "./routes/profile-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
+import { SealCache } from "./seal-cache.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(
@@ -60,9 +61,10 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/", authorizeRoutes(deps));
   app.route("/", profileRoutes(deps));
   app.route("/", notificationRoutes(deps));
-  app.route("/", signatureRoutes(deps));
+  const seals = new SealCache(deps.db.sql);
+  app.route("/", signatureRoutes(deps, seals));
   app.route("/", fileRoutes(deps));
-  app.route("/", adminRoutes(deps));
+  app.route("/", adminRoutes(deps, seals));
   app.route("/", docsRoutes());
 
   // Built on first request, once every route is registered, then served from memory.

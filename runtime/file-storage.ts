@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
 /** A stored object's key: lower-case words and slashes, never climbing out of the storage root. */
@@ -39,7 +39,7 @@ export class FileStorage {
   ): Promise<{ size: number; sha1: string }> {
     const path = this.pathOf(key);
     const partial = `${path}.partial`;
-    await mkdir(dirname(path), { recursive: true });
+    await this.ensureDirectory(dirname(path));
     let size = 0;
     const hash = createHash("sha1");
     try {
@@ -63,21 +63,31 @@ export class FileStorage {
     }
   }
 
+  /** Writes bytes already in memory (a worker's result), under the same appear-when-complete rule. */
   async writeBytes(key: string, bytes: Uint8Array): Promise<void> {
-    await this.write(
-      key,
-      Readable.from([Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]),
-      Infinity,
-    );
+    const path = this.pathOf(key);
+    const partial = `${path}.partial`;
+    await this.ensureDirectory(dirname(path));
+    try {
+      await writeFile(partial, bytes);
+      await rename(partial, path);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+  }
+
+  private readonly directories = new Set<string>();
+
+  /** Directories are made once per process, not once per file. */
+  private async ensureDirectory(directory: string): Promise<void> {
+    if (this.directories.has(directory)) return;
+    await mkdir(directory, { recursive: true });
+    this.directories.add(directory);
   }
 
   read(key: string): Readable {
     return createReadStream(this.pathOf(key));
-  }
-
-  async size(key: string): Promise<number | undefined> {
-    const info = await stat(this.pathOf(key)).catch(() => undefined);
-    return info?.size;
   }
 
   async remove(key: string): Promise<void> {

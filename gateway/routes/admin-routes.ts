@@ -10,6 +10,7 @@ import { sameText } from "../../runtime/directory/secrets.ts";
 import { tenantByDomain } from "../../runtime/directory/tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { rotateSigningKey } from "../oauth/access-tokens.ts";
+import type { SealCache } from "../seal-cache.ts";
 
 /** The operator token: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
@@ -31,7 +32,7 @@ const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).openapi("SealWi
 const secretSchema = z.object({ id: z.string(), secret: z.string() }).openapi("ApplicationSecret");
 
 /** The operators' API: the bootstrap document applied on demand, and application secrets. Off without ADMIN_TOKEN. */
-export function adminRoutes(deps: GatewayDeps) {
+export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
   const app = new OpenAPIHono<GatewayEnv>();
   const adminToken = deps.config.adminToken;
   if (!adminToken) return app;
@@ -53,6 +54,7 @@ export function adminRoutes(deps: GatewayDeps) {
       try {
         await applyBootstrap(deps.db.sql, c.req.valid("json"), deps.log);
         deps.oauth.applications.clear();
+        seals.clear();
       } catch (error) {
         if (error instanceof ConfigError) throw new PlatformError(ErrorCode.InvalidArgument, error.message);
         throw error;
@@ -122,6 +124,7 @@ export function adminRoutes(deps: GatewayDeps) {
       const owner = tenant ? await tenantByDomain(deps.db.sql, tenant) : undefined;
       if (tenant && !owner) throw new PlatformError(ErrorCode.NotFound, `no tenant ${tenant}`);
       const deleted = await deleteSeal(deps.db.sql, code, owner?.id ?? null);
+      seals.clear();
       if (!deleted)
         throw new PlatformError(ErrorCode.NotFound, `no seal ${code}${tenant ? ` of ${tenant}` : ""}`);
       return c.json({ withdrawn: true as const }, 200);

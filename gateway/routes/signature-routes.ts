@@ -8,13 +8,13 @@ import {
   signJobSchema,
 } from "../../contracts/signature.ts";
 import { recordFile, storageKeyOf } from "../../runtime/directory/files.ts";
-import { findSeal } from "../../runtime/directory/seals.ts";
 import { StoredFileTooLarge } from "../../runtime/file-storage.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart } from "../multipart-upload.ts";
+import type { SealCache } from "../seal-cache.ts";
 import { fileUrl } from "./file-routes.ts";
 
 const SEAL_CODE = /^[A-Za-z0-9._-]{1,64}$/;
@@ -54,7 +54,7 @@ function integerField(fields: Map<string, string>, name: string, allowed: (n: nu
  * Spec 000's "Sign a file": the upload streams into file storage (the source file the QR code
  * points at), a `sign` worker seals it by request/reply, and the sealed PDF streams back.
  */
-export function signatureRoutes(deps: GatewayDeps) {
+export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
   const { storage, config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
   app.use("/v1/signature/*", surface("signature"));
@@ -63,7 +63,7 @@ export function signatureRoutes(deps: GatewayDeps) {
     const code = c.req.param("eSignCode");
     if (!SEAL_CODE.test(code)) throw badRequest(`eSignCode: ${JSON.stringify(code)} is not a seal code`);
     const token = c.get("token");
-    const seal = await findSeal(deps.db.sql, code, token.tenantId);
+    const seal = await seals.find(code, token.tenantId);
     if (!seal) throw new PlatformError(ErrorCode.NotFound, `eSignCode: no seal ${code} for this application`);
     const fileId = timeOrderedId();
     const inputKey = storageKeyOf(fileId);
@@ -87,6 +87,7 @@ export function signatureRoutes(deps: GatewayDeps) {
       if (!locations?.length && !keyword) throw badRequest("locations or keyword: one of them is required");
       const job = signJobSchema.safeParse({
         sealId: seal.id,
+        sealVersion: seal.version,
         inputKey,
         outputKey,
         locations,
@@ -116,14 +117,13 @@ export function signatureRoutes(deps: GatewayDeps) {
       const result = (await deps.broker.request("sign", job.data, {
         timeoutMs: config.sign.timeoutMs,
       })) as SignResult;
-      const size = (await storage.size(result.outputKey)) ?? 0;
       const body = storage.read(result.outputKey);
       body.once("close", () => void storage.remove(result.outputKey));
       return new Response(Readable.toWeb(body) as ReadableStream, {
         status: 200,
         headers: {
           "content-type": "application/pdf",
-          "content-length": String(size),
+          "content-length": String(result.bytes),
           "content-disposition": `attachment; filename="sealed-${fileId}.pdf"`,
           "x-seals": String(result.seals),
           "x-qr-codes": String(result.qrCodes),

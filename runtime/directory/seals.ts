@@ -42,6 +42,8 @@ export async function upsertSeal(
 export interface SealRef {
   id: string;
   code: string;
+  /** Goes up with every change of the seal, so workers know when their cached image is stale. */
+  version: number;
 }
 
 /** The seal an application may use under a code: its tenant's, else the platform's. */
@@ -51,7 +53,7 @@ export async function findSeal(
   tenantId: string | undefined,
 ): Promise<SealRef | undefined> {
   const [row] = await sql<SealRef[]>`
-    select id, code from seals
+    select id, code, version from seals
     where code = ${code} and (tenant_id = ${tenantId ?? null}::uuid or tenant_id is null)
     order by tenant_id nulls last limit 1`;
   return row;

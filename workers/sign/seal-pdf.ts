@@ -1,23 +1,17 @@
 import {
-  concatTransformationMatrix,
-  drawObject,
   EncryptedPDFError,
-  fill,
+  type PDFDict,
   PDFDocument,
   PDFName,
-  PDFNumber,
-  PDFOperator,
-  PDFOperatorNames,
   type PDFPage,
+  PDFRawStream,
   PDFSignature,
-  popGraphicsState,
-  pushGraphicsState,
-  setFillingGrayscaleColor,
 } from "pdf-lib";
 import type { SignJob } from "../../contracts/signature.ts";
 import { findKeyword } from "./keyword-search.ts";
 import type { PadesSigner } from "./pades-signature.ts";
 import { type PageGeometry, pageGeometry, toUserSpace, toVisible } from "./page-geometry.ts";
+import type { PreparedImage } from "./prepared-image.ts";
 import { qrRectangles } from "./qr-code.ts";
 import { type Placement, placeItems, placeOnKeyword } from "./seal-placement.ts";
 
@@ -27,7 +21,7 @@ export class SealingError extends Error {
 }
 
 export interface SealImage {
-  png: Uint8Array;
+  image: PreparedImage;
   width: number;
   height: number;
 }
@@ -76,29 +70,24 @@ export async function sealPdf(
     job.qrCodeLocations && job.qrCodeLocations.length > 0 && job.qrContent
       ? placeItems(job.qrCodeLocations, geometries, { width: QR_SIZE, height: QR_SIZE }, { sizedItems: true })
       : [];
-  const wrapped = new Set<PDFPage>();
-  const onPage = (placement: Placement) => {
-    const page = pages[placement.pageIndex]!;
-    if (!wrapped.has(page)) {
-      isolateExistingContent(page);
-      wrapped.add(page);
-    }
-    return page;
+  // Each page's marks, drawn after its own content in one stream.
+  const marks = new Map<number, string>();
+  const draw = (placement: Placement, content: string) => {
+    const frame = frameAt(geometries[placement.pageIndex]!, placement, content);
+    marks.set(placement.pageIndex, (marks.get(placement.pageIndex) ?? "") + frame);
   };
   if (seals.length > 0) {
-    const image = await document.embedPng(seal.png);
+    const image = seal.image.addTo(document);
     for (const placement of seals) {
-      const page = onPage(placement);
-      const name = page.node.newXObject("Seal", image.ref);
-      drawAt(page, geometries[placement.pageIndex]!, placement, imageOperators(name, placement));
+      const name = pages[placement.pageIndex]!.node.newXObject("Seal", image);
+      draw(placement, imageContent(name, placement));
     }
   }
   if (qrCodes.length > 0) {
     const modules = qrRectangles(job.qrContent!);
-    for (const placement of qrCodes) {
-      drawAt(onPage(placement), geometries[placement.pageIndex]!, placement, qrOperators(modules, placement));
-    }
+    for (const placement of qrCodes) draw(placement, qrContent(modules, placement));
   }
+  for (const [pageIndex, content] of marks) appendAfterContent(pages[pageIndex]!, content);
   const bytes = sign
     ? await sign(document, "sealed by the platform")
     : await document.save({ useObjectStreams: false, updateFieldAppearances: false });
@@ -129,53 +118,48 @@ async function loadPdf(input: Uint8Array): Promise<PDFDocument> {
   return document;
 }
 
-/** Wraps the page's own content in q…Q, so a transformation it leaves behind cannot move the seal. */
-function isolateExistingContent(page: PDFPage): void {
+/**
+ * Wraps the page's own content in q…Q, so a transformation it leaves behind cannot move the marks,
+ * and appends the marks. The marks are written as content-stream text directly and left
+ * uncompressed: they are small, and building and compressing operator objects would cost more
+ * than the rest of the sealing.
+ */
+function appendAfterContent(page: PDFPage, content: string): void {
   page.node.normalize();
   const context = page.doc.context;
-  const start = context.register(context.contentStream([pushGraphicsState()]));
-  const end = context.register(context.contentStream([popGraphicsState()]));
-  page.node.wrapContentStreams(start, end);
+  const stream = (text: string) =>
+    context.register(PDFRawStream.of(context.obj({}) as PDFDict, Buffer.from(text, "latin1")));
+  page.node.wrapContentStreams(stream("q\n"), stream("Q\n"));
+  page.node.addContentStream(stream(content));
 }
 
-/** Draws in a frame whose origin is the mark's visible lower-left corner, upright for the reader. */
-function drawAt(page: PDFPage, geometry: PageGeometry, placement: Placement, operators: PDFOperator[]): void {
+/** Numbers as content streams write them: at most three decimals, never an exponent. */
+function num(n: number): string {
+  const rounded = Math.round(n * 1000) / 1000;
+  return Object.is(rounded, -0) ? "0" : String(rounded);
+}
+
+/** A mark in a frame whose origin is its visible lower-left corner, upright for the reader. */
+function frameAt(geometry: PageGeometry, placement: Placement, content: string): string {
   const anchor = toUserSpace(geometry, placement.x, placement.y);
   const radians = (geometry.rotation * Math.PI) / 180;
   const cos = Math.round(Math.cos(radians));
   const sin = Math.round(Math.sin(radians));
-  page.pushOperators(
-    pushGraphicsState(),
-    concatTransformationMatrix(cos, sin, -sin, cos, anchor.x, anchor.y),
-    ...operators,
-    popGraphicsState(),
-  );
+  return `q\n${num(cos)} ${num(sin)} ${num(-sin)} ${num(cos)} ${num(anchor.x)} ${num(anchor.y)} cm\n${content}Q\n`;
 }
 
-function imageOperators(name: PDFName, placement: Placement): PDFOperator[] {
-  return [concatTransformationMatrix(placement.width, 0, 0, placement.height, 0, 0), drawObject(name)];
-}
-
-function rectangle(x: number, y: number, width: number, height: number): PDFOperator {
-  return PDFOperator.of(
-    PDFOperatorNames.AppendRectangle,
-    [x, y, width, height].map((n) => PDFNumber.of(round(n))),
-  );
-}
-
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
+function imageContent(name: PDFName, placement: Placement): string {
+  return `${num(placement.width)} 0 0 ${num(placement.height)} 0 0 cm\n${name.asString()} Do\n`;
 }
 
 /** A white square with the dark modules on it, as vector rectangles: sharp at any zoom. */
-function qrOperators(modules: ReturnType<typeof qrRectangles>, placement: Placement): PDFOperator[] {
+function qrContent(modules: ReturnType<typeof qrRectangles>, placement: Placement): string {
   const { width, height } = placement;
-  return [
-    setFillingGrayscaleColor(1),
-    rectangle(0, 0, width, height),
-    fill(),
-    setFillingGrayscaleColor(0),
-    ...modules.map((m) => rectangle(m.x * width, m.y * height, m.width * width, m.height * height)),
-    fill(),
-  ];
+  const dark = modules
+    .map(
+      (m) =>
+        `${num(m.x * width)} ${num(m.y * height)} ${num(m.width * width)} ${num(m.height * height)} re\n`,
+    )
+    .join("");
+  return `1 g\n0 0 ${num(width)} ${num(height)} re\nf\n0 g\n${dark}f\n`;
 }

@@ -6,6 +6,7 @@ import type { Sql } from "../../runtime/database.ts";
 import type { FileStorage } from "../../runtime/file-storage.ts";
 import type { JobContext } from "../job-runner.ts";
 import type { PadesSigner } from "./pades-signature.ts";
+import { PreparedImage } from "./prepared-image.ts";
 import { type SealImage, SealingError, sealPdf } from "./seal-pdf.ts";
 import { PlacementError } from "./seal-placement.ts";
 
@@ -23,25 +24,24 @@ interface CachedSeal {
 
 /**
  * The `sign` job: seals the stored upload, writes the result to storage and answers where it is.
- * A seal's image is read once per version, then served from memory.
+ * A seal's image is read and prepared once per version, then served from memory.
  */
 export function signDocument(deps: SignDeps) {
   const seals = new Map<string, CachedSeal>();
-  const sealImage = async (id: string): Promise<SealImage | undefined> => {
+  /** The seal's image, read from the database only when the job names a version not yet cached. */
+  const sealImage = async (id: string, version: number): Promise<SealImage | undefined> => {
     const cached = seals.get(id);
-    const [row] = await deps.sql<{ version: number; width: number; height: number; image: Buffer | null }[]>`
-      select version, width, height, case when version = ${cached?.version ?? -1} then null else image end as image
-      from seals where id = ${id}`;
+    if (cached && cached.version >= version) return cached.image;
+    const [row] = await deps.sql<{ version: number; width: number; height: number; image: Buffer }[]>`
+      select version, width, height, image from seals where id = ${id}`;
     if (!row) return undefined;
-    if (row.image)
-      seals.set(id, {
-        version: row.version,
-        image: { png: row.image, width: row.width, height: row.height },
-      });
-    return seals.get(id)!.image;
+    const image = await PreparedImage.fromPng(row.image);
+    const sealImage = { image, width: row.width, height: row.height };
+    seals.set(id, { version: row.version, image: sealImage });
+    return sealImage;
   };
   return async (job: SignJob, context: JobContext): Promise<HandlerOutcome> => {
-    const seal = await sealImage(job.sealId);
+    const seal = await sealImage(job.sealId, job.sealVersion);
     if (!seal) return { outcome: "fail", reason: "the seal no longer exists", code: ErrorCode.NotFound };
     const input = await readFile(deps.storage.pathOf(job.inputKey));
     try {
@@ -49,6 +49,7 @@ export function signDocument(deps: SignDeps) {
       await deps.storage.writeBytes(job.outputKey, sealed.bytes);
       const reply: SignResult = {
         outputKey: job.outputKey,
+        bytes: sealed.bytes.byteLength,
         pages: sealed.pages,
         seals: sealed.seals,
         qrCodes: sealed.qrCodes,

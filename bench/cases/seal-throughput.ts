@@ -1,0 +1,196 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { PDFDocument } from "pdf-lib";
+import { makePdf, sealPng } from "../../test/support/pdf-fixtures.ts";
+import { freshDatabase, tempDir } from "../../test/support/platform.ts";
+import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
+import { type BenchServer, startServer } from "../load.ts";
+
+const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
+const SERVER = new URL("../servers/platform.ts", import.meta.url);
+const PORT = 18_971;
+const SECRET = "bench-seal-secret-0123456789abcdefghijklmn";
+const ROUNDS = 30;
+const SEAL = { width: 100, height: 100 };
+const EVERY_PAGE = JSON.stringify([{ left: 20, bottom: 20 }]);
+const QR_ON_FIRST = JSON.stringify([{ pageNo: 1, right: 20, top: 20 }]);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Pages of text, as contracts and transcripts are. */
+function textPages(count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    text: Array.from({ length: 40 }, (_, line) => ({
+      value: `Page ${i + 1}, clause ${line + 1}: terms.`,
+      x: 60,
+      y: 780 - line * 18,
+    })),
+  }));
+}
+
+/** The reference: pdf-lib alone loading the file, embedding the seal, drawing it on every page, saving. */
+async function barePdfLib(pdf: Uint8Array, png: Buffer): Promise<number> {
+  const started = performance.now();
+  const document = await PDFDocument.load(pdf);
+  const image = await document.embedPng(png);
+  for (const page of document.getPages()) page.drawImage(image, { x: 20, y: 20, ...SEAL });
+  await document.save({ useObjectStreams: false });
+  return performance.now() - started;
+}
+
+/** Peak resident memory of a process so far, in MB. */
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+/** A gateway process and a `sign` worker process on RabbitMQ and Postgres, sealing with or without a signature. */
+async function startSealing(signature: "pades" | "none", port: number) {
+  const dir = await tempDir("op-bench-seal-");
+  const db = await freshDatabase(DATABASE_URL);
+  await writeFile(join(dir.path, "seal.png"), sealPng(256));
+  const bootstrap = join(dir.path, "bootstrap.json");
+  await writeFile(
+    bootstrap,
+    JSON.stringify({
+      applications: [{ id: "bench-seal", secret: SECRET, name: "Bench", scopes: ["signature"] }],
+      seals: [{ code: "BENCH", name: "Bench seal", image: "seal.png", ...SEAL }],
+    }),
+  );
+  const env = {
+    DATA_DIR: dir.path,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
+    DATABASE_URL: db.url,
+    AMQP_URL,
+    BOOTSTRAP_FILE: bootstrap,
+    SIGN_SIGNATURE: signature,
+  };
+  const gateway = await startServer(SERVER, port, { ...env, BENCH_PROCESS: "gateway" });
+  const worker = await startServer(SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
+  const url = `http://127.0.0.1:${port}`;
+  const tokenResponse = await fetch(`${url}/oauth2/token`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${Buffer.from(`bench-seal:${SECRET}`).toString("base64")}`,
+    },
+    body: "grant_type=client_credentials&scope=signature",
+  });
+  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+  /** One sealing call end to end; its wall time in ms. */
+  const seal = async (pdf: Uint8Array, fields: Record<string, string>): Promise<number> => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.set(name, value);
+    form.set("file", new Blob([pdf], { type: "application/pdf" }), "bench.pdf");
+    const started = performance.now();
+    const response = await fetch(`${url}/v1/signature/BENCH?access_token=${token}`, {
+      method: "POST",
+      body: form,
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`sealing answered ${response.status}`);
+    return performance.now() - started;
+  };
+  return {
+    gateway,
+    worker,
+    seal,
+    async stop() {
+      await worker.stop();
+      await gateway.stop();
+      await db.drop();
+      await dir.remove();
+    },
+  } satisfies { gateway: BenchServer; worker: BenchServer; seal: unknown; stop: unknown };
+}
+
+async function medianOf(rounds: number, once: () => Promise<number>): Promise<number> {
+  for (let i = 0; i < 3; i++) await once(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) times.push(await once());
+  return median(times);
+}
+
+export const sealBench: BenchCase = {
+  name: "seal",
+  description:
+    "sealing through a gateway and a sign worker process on RabbitMQ and Postgres, against bare pdf-lib",
+  async run(): Promise<BenchResult[]> {
+    const png = sealPng(256);
+    const tenPages = await makePdf(textPages(10));
+    const hundredPages = await makePdf(textPages(100));
+    const fields = { locations: EVERY_PAGE, qrCodeLocations: QR_ON_FIRST };
+    const results: BenchResult[] = [];
+
+    const plain = await startSealing("none", PORT);
+    try {
+      const bare = await medianOf(ROUNDS, () => barePdfLib(tenPages, png));
+      const platform = await medianOf(ROUNDS, () => plain.seal(tenPages, fields));
+      // As documents a second, so that higher is better: the platform at least half as fast.
+      results.push(higherIsBetter("seal.10-pages", "docs/s", 1000 / platform, 1000 / bare, 0.5));
+
+      const bareHundred = await medianOf(5, () => barePdfLib(hundredPages, png));
+      const hundred = await medianOf(5, () => plain.seal(hundredPages, fields));
+      results.push(
+        higherIsBetter("seal.100-pages", "pages/s", 100_000 / hundred, 100_000 / bareHundred, 0.5),
+      );
+
+      // A 50 MB upload: the gateway streams it to storage, so its memory barely moves.
+      const large = await largePdf(50 * 1024 * 1024);
+      const before = await peakRssMb(plain.gateway.pid);
+      await plain.seal(large, { locations: JSON.stringify([{ pageNo: 1, left: 20, bottom: 20 }]) });
+      const growth = (await peakRssMb(plain.gateway.pid)) - before;
+      results.push(
+        lowerIsBetter(
+          "seal.50mb-upload-gateway-growth",
+          "MB",
+          Math.max(growth, 0.1),
+          large.length / 2 ** 20,
+          25,
+        ),
+      );
+    } finally {
+      await plain.stop();
+    }
+
+    const signed = await startSealing("pades", PORT + 1);
+    try {
+      const platform = await medianOf(ROUNDS, () => signed.seal(tenPages, fields));
+      results.push(
+        lowerIsBetter(
+          "seal.10-pages-signed",
+          "ms",
+          platform,
+          await medianOf(ROUNDS, () => barePdfLib(tenPages, png)),
+          150,
+        ),
+      );
+    } finally {
+      await signed.stop();
+    }
+    return results;
+  },
+};
+
+/** A PDF of about `bytes`, most of it one incompressible image, as scanned documents are. */
+async function largePdf(bytes: number): Promise<Uint8Array> {
+  const document = await PDFDocument.create();
+  const page = document.addPage([595, 842]);
+  const noise = Buffer.alloc(bytes);
+  for (let i = 0; i < noise.length; i += 4) noise.writeUInt32LE((Math.random() * 0xffffffff) >>> 0, i);
+  const stream = document.context.stream(noise, {
+    Type: "XObject",
+    Subtype: "Image",
+    Width: 1,
+    Height: 1,
+    ColorSpace: "DeviceGray",
+    BitsPerComponent: 8,
+  });
+  page.node.newXObject("Scan", document.context.register(stream));
+  return document.save();
+}

@@ -1,0 +1,29 @@
+/**
+ * Values remembered for a few seconds, so a busy caller costs one lookup per key and window
+ * instead of one per request; a change made elsewhere takes effect within the window. Misses
+ * (undefined) are remembered too, so a flood of made-up keys costs no more. The oldest entry
+ * makes room once `maxEntries` is reached.
+ */
+export class TtlCache<Value> {
+  private readonly entries = new Map<string, { value: Value | undefined; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+  ) {}
+
+  async get(key: string, load: () => Promise<Value | undefined>): Promise<Value | undefined> {
+    const now = Date.now();
+    const cached = this.entries.get(key);
+    if (cached && cached.until > now) return cached.value;
+    const value = await load();
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, until: now + this.ttlMs });
+    return value;
+  }
+
+  /** Forgets everything, after this process changed the underlying rows itself. */
+  clear(): void {
+    this.entries.clear();
+  }
+}
