@@ -7,6 +7,8 @@ export interface BenchResult {
   /** How the value compares, higher always better: value / reference, or target / value for latencies. */
   ratio: number;
   target: number;
+  /** Whether the target is a floor (throughputs, ratios) or a ceiling (latencies, memory). */
+  better: "higher" | "lower";
   pass: boolean;
 }
 
@@ -20,6 +22,7 @@ function result(
   unit: string,
   measured: { value: number; reference: number; ratio: number },
   target: number,
+  better: BenchResult["better"],
   pass: boolean,
 ): BenchResult {
   const { value, reference, ratio } = measured;
@@ -30,6 +33,7 @@ function result(
     reference: round(reference),
     ratio: round(ratio, 3),
     target,
+    better,
     pass,
   };
 }
@@ -37,17 +41,24 @@ function result(
 /** A target given as a ratio to the reference: passes when value / reference reaches it. */
 export function higherIsBetter(name: string, unit: string, value: number, reference: number, target: number) {
   const ratio = value / reference;
-  return result(name, unit, { value, reference, ratio }, target, ratio >= target);
+  return result(name, unit, { value, reference, ratio }, target, "higher", ratio >= target);
 }
 
 /** A target given as an absolute floor (deliveries a second, say), shown beside a same-run reference. */
 export function atLeast(name: string, unit: string, value: number, reference: number, target: number) {
-  return result(name, unit, { value, reference, ratio: value / reference }, target, value >= target);
+  return result(
+    name,
+    unit,
+    { value, reference, ratio: value / reference },
+    target,
+    "higher",
+    value >= target,
+  );
 }
 
-/** A target where less is better (a latency): passes at or under `target`. */
+/** A target where less is better (a latency, memory): passes at or under `target`. */
 export function lowerIsBetter(name: string, unit: string, value: number, reference: number, target: number) {
-  return result(name, unit, { value, reference, ratio: target / value }, target, value <= target);
+  return result(name, unit, { value, reference, ratio: target / value }, target, "lower", value <= target);
 }
 
 export interface BenchCase {

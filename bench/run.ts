@@ -29,7 +29,7 @@ console.table(
     value: `${r.value} ${r.unit}`,
     reference: `${r.reference} ${r.unit}`,
     ratio: r.ratio,
-    target: r.unit === "ms" ? `≤ ${r.target} ms` : `≥ ${r.target}`,
+    target: r.better === "lower" ? `≤ ${r.target} ${r.unit}` : `≥ ${r.target}`,
     pass: r.pass ? "yes" : "NO",
   })),
 );

@@ -86,8 +86,40 @@ export class FileStorage {
     this.directories.add(directory);
   }
 
-  read(key: string): Readable {
-    return createReadStream(this.pathOf(key));
+  /**
+   * The file as a web stream for an HTTP answer, read a chunk at a time as the client takes it
+   * (Readable.toWeb would read ahead without bound). `onEnd` runs once it is fully sent or cancelled.
+   */
+  readStream(key: string, onEnd?: () => void): ReadableStream<Uint8Array> {
+    const file = createReadStream(this.pathOf(key));
+    const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      onEnd?.();
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          try {
+            const { value, done } = await chunks.next();
+            if (done) {
+              controller.close();
+              end();
+            } else controller.enqueue(value);
+          } catch (error) {
+            controller.error(error);
+            end();
+          }
+        },
+        cancel() {
+          file.destroy();
+          end();
+        },
+      },
+      { highWaterMark: 0 },
+    );
   }
 
   async remove(key: string): Promise<void> {

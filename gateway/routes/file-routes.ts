@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Config } from "../../runtime/config.ts";
@@ -27,8 +26,7 @@ export function fileRoutes(deps: GatewayDeps) {
         "this file is secure: its download needs an access_token",
       );
     }
-    const body = deps.storage.read(file.storageKey);
-    return new Response(Readable.toWeb(body) as ReadableStream, {
+    return new Response(deps.storage.readStream(file.storageKey), {
       headers: {
         "content-type": file.mime,
         "content-length": String(file.size),

@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
@@ -7,7 +6,7 @@ import {
   type SignResult,
   signJobSchema,
 } from "../../contracts/signature.ts";
-import { recordFile, storageKeyOf } from "../../runtime/directory/files.ts";
+import { forgetFile, recordFile, storageKeyOf } from "../../runtime/directory/files.ts";
 import { StoredFileTooLarge } from "../../runtime/file-storage.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -101,25 +100,30 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
         const issue = job.error.issues[0]!;
         throw badRequest(`${issue.path.join(".")}: ${issue.message}`);
       }
-      if (qrCodeLocations?.length) {
-        // The QR code points at the source file, so it is kept and served by the file service.
-        await recordFile(deps.db.sql, {
-          id: fileId,
-          name: upload.file.filename,
-          mime: "application/pdf",
-          size: upload.file.stored.size,
-          sha1Hash: upload.file.stored.sha1,
-          applicationId: token.clientId,
-          ...(token.tenantId ? { tenantId: token.tenantId } : {}),
-        });
-        keep = true;
+      const file = upload.file;
+      // The QR code points at the source file, so it is kept and served by the file service. Its
+      // record is written while the worker seals, and only a sealed file keeps it.
+      const recording = qrCodeLocations?.length
+        ? recordFile(deps.db.sql, {
+            id: fileId,
+            name: file.filename,
+            mime: "application/pdf",
+            size: file.stored.size,
+            sha1Hash: file.stored.sha1,
+            applicationId: token.clientId,
+            ...(token.tenantId ? { tenantId: token.tenantId } : {}),
+          })
+        : undefined;
+      const sealing = deps.broker.request("sign", job.data, { timeoutMs: config.sign.timeoutMs });
+      const [sealed, recorded] = await Promise.allSettled([sealing, recording]);
+      if (sealed.status === "rejected" || recorded.status === "rejected") {
+        if (recording && recorded.status === "fulfilled") await forgetFile(deps.db.sql, fileId);
+        throw sealed.status === "rejected" ? sealed.reason : (recorded as PromiseRejectedResult).reason;
       }
-      const result = (await deps.broker.request("sign", job.data, {
-        timeoutMs: config.sign.timeoutMs,
-      })) as SignResult;
-      const body = storage.read(result.outputKey);
-      body.once("close", () => void storage.remove(result.outputKey));
-      return new Response(Readable.toWeb(body) as ReadableStream, {
+      keep = recording !== undefined;
+      const result = sealed.value as SignResult;
+      const body = storage.readStream(result.outputKey, () => void storage.remove(result.outputKey));
+      return new Response(body, {
         status: 200,
         headers: {
           "content-type": "application/pdf",

@@ -42,3 +42,7 @@ export async function fileById(sql: Queryable, id: string): Promise<FileRecord |
     from files where id = ${id}`;
   return row;
 }
+
+export async function forgetFile(sql: Queryable, id: string): Promise<void> {
+  await sql`delete from files where id = ${id}`;
+}
