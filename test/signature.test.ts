@@ -142,6 +142,16 @@ for (const mode of await testModes()) {
       near(turned.matrix[5]!, 50);
     });
 
+    it("measures from the visible part of a cropped page, turned or not", async () => {
+      const pdf = await makePdf([{ crop: [50, 60, 400, 500] }, { crop: [50, 60, 400, 500], rotate: 180 }]);
+      const sealed = await seal({ locations: JSON.stringify([{ left: 10, bottom: 20 }]) }, pdf);
+      assert.equal(sealed.status, 200, JSON.stringify(sealed.json));
+      const [upright, upsideDown] = await drawnSeals(sealed.bytes);
+      assert.deepEqual(upright!.matrix, [1, 0, 0, 1, 60, 80]);
+      // Turned half round, the reader's lower left is the crop box's upper right: (450, 560).
+      assert.deepEqual(upsideDown!.matrix, [-1, 0, 0, -1, 440, 540]);
+    });
+
     it("centres the seal on a keyword: by default its last match, ASCII and Chinese", async () => {
       const pdf = await contract();
       const last = await seal({ keyword: "Party A" }, pdf);

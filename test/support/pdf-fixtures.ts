@@ -28,6 +28,8 @@ export interface FixturePage {
   text?: { value: string; x: number; y: number; size?: number; cjk?: boolean }[];
   rotate?: 0 | 90 | 180 | 270;
   size?: [number, number];
+  /** The visible part of the page: x, y, width, height. */
+  crop?: [number, number, number, number];
 }
 
 /** A PDF with the given pages and text; CJK text is set in an embedded subset of the CJK font. */
@@ -40,6 +42,7 @@ export async function makePdf(pages: FixturePage[]): Promise<Uint8Array> {
   for (const spec of pages) {
     const page = document.addPage(spec.size ?? [595, 842]);
     if (spec.rotate) page.setRotation(degrees(spec.rotate));
+    if (spec.crop) page.setCropBox(...spec.crop);
     for (const text of spec.text ?? []) {
       page.drawText(text.value, {
         x: text.x,
