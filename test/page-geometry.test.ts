@@ -32,13 +32,11 @@ describe("page geometry", () => {
     });
   }
 
-  it("moves up the reader's page towards the user-space direction a turn makes 'up'", () => {
-    // On a page turned 90° clockwise, the reader's "up" is user-space +x.
+  it("follows the turn: on a page turned 90° clockwise the page's left edge is shown on top", () => {
     const from = toUserSpace(geometry(90), 100, 100);
     const up = toUserSpace(geometry(90), 100, 200);
-    assert.deepEqual(
-      [up.x - from.x, up.y - from.y],
-      [-100, 0].map((n) => -n),
-    );
+    const right = toUserSpace(geometry(90), 200, 100);
+    assert.deepEqual([up.x - from.x, up.y - from.y], [-100, 0], "the reader's up is user-space −x");
+    assert.deepEqual([right.x - from.x, right.y - from.y], [0, 100], "the reader's right is user-space +y");
   });
 });
