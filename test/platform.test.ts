@@ -109,6 +109,10 @@ for (const mode of await testModes()) {
       assert.ok(result.valid, JSON.stringify(result));
       const paths = document.paths as Record<string, unknown>;
       assert.ok(paths["/healthz"] && paths["/readyz"]);
+      assert.ok(
+        paths["/v1/signature/{eSignCode}"] && paths["/file/{id}"],
+        "streamed routes are documented too",
+      );
 
       const page = await fetch(`${platform.url}/docs`);
       assert.equal(page.status, 200);

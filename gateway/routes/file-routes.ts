@@ -1,4 +1,4 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Config } from "../../runtime/config.ts";
 import { fileById } from "../../runtime/directory/files.ts";
@@ -15,6 +15,20 @@ export function fileUrl(config: Config, fileId: string): string {
 /** Spec 001's file service: download (anonymous for files not marked secure). */
 export function fileRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/file/{id}",
+    tags: ["Files"],
+    summary: "Download a stored file (anonymous unless it is marked secure)",
+    request: { params: z.object({ id: z.uuid() }) },
+    responses: {
+      200: {
+        description: "the file",
+        content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+      },
+      404: { description: "no such file" },
+    },
+  });
   app.use("/file/*", surface("workflow"));
   app.get("/file/:id", async (c) => {
     const id = c.req.param("id");

@@ -1,4 +1,4 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
   locationListSchema,
@@ -49,6 +49,49 @@ function integerField(fields: Map<string, string>, name: string, allowed: (n: nu
   return value;
 }
 
+const failure = z
+  .object({ errno: z.number().int(), error: z.string(), total: z.literal(0) })
+  .openapi("SignatureFailure");
+const failureContent = { content: { "application/json": { schema: failure } } };
+
+const signatureDocumentation = {
+  method: "post" as const,
+  path: "/v1/signature/{eSignCode}",
+  tags: ["Signature"],
+  summary: "Seal a PDF (and sign it); the answer is the sealed file",
+  security: [{ bearer: [] }],
+  request: {
+    params: z.object({ eSignCode: z.string().max(64) }),
+    body: {
+      required: true,
+      content: {
+        "multipart/form-data": {
+          schema: z.object({
+            file: z.string().openapi({ format: "binary", description: "the PDF" }),
+            locations: z.string().optional().openapi({ description: "JSON list of location items" }),
+            keyword: z.string().optional(),
+            keywordOrder: z.enum(["0", "1", "2"]).optional(),
+            keywordSeq: z.string().optional(),
+            qrCodeLocations: z.string().optional().openapi({ description: "JSON list of location items" }),
+          }),
+        },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: "the sealed PDF",
+      content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+    400: { description: "malformed request", ...failureContent },
+    401: { description: "ACCESS_TOKEN_EXPIRED", ...failureContent },
+    404: { description: "unknown seal code", ...failureContent },
+    413: { description: "file too large", ...failureContent },
+    500: { description: "the file cannot be sealed", ...failureContent },
+    503: { description: "no sign worker answered in time", ...failureContent },
+  },
+};
+
 /**
  * Spec 000's "Sign a file": the upload streams into file storage (the source file the QR code
  * points at), a `sign` worker seals it by request/reply, and the sealed PDF streams back.
@@ -56,6 +99,8 @@ function integerField(fields: Map<string, string>, name: string, allowed: (n: nu
 export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
   const { storage, config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
+  // Documented here, not validated by the framework: the body is read as it streams in.
+  app.openAPIRegistry.registerPath(signatureDocumentation);
   app.use("/v1/signature/*", surface("signature"));
   app.use("/v1/signature/*", requireToken(deps.oauth.accessTokens, { scopes: ["signature"], kind: "sys" }));
   app.post("/v1/signature/:eSignCode", async (c) => {
