@@ -7,6 +7,7 @@ import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
+import { startBlobSweeper } from "../workers/files/blob-sweeper.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
 import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
 import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
@@ -24,6 +25,9 @@ export interface RunningProcess {
   /** Stops accepting work, drains requests and jobs in flight, then closes the connections. */
   stop(): Promise<void>;
 }
+
+/** How often a `files.thumbs` worker looks for file contents no file uses any more. */
+const BLOB_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** Every queue there is: each job kind's, and for a queue family one per member (external channels). */
 function allQueues(bootstrap: Bootstrap | undefined): string[] {
@@ -49,6 +53,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let consumers: Consumer[] = [];
   let senders = new Map<string, GatedSender>();
   let stopSweeper = () => {};
+  let stopBlobSweeper = () => {};
   const catalogue = withOperatorPolicy(jobCatalogue, {
     delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
     signTimeoutMs: config.sign.timeoutMs,
@@ -64,11 +69,18 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
       const handlers = createJobHandlers({
         delivery: { sql: db.sql, senders, leaseSeconds },
+        thumbnails: { sql: db.sql, storage: platform.storage },
         sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
       });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
         concurrency: config.workerConcurrency,
       });
+      if (queues.includes("files.thumbs")) {
+        stopBlobSweeper = startBlobSweeper(
+          { sql: db.sql, storage: platform.storage, log },
+          BLOB_SWEEP_INTERVAL_MS,
+        );
+      }
       if (queues.some((queue) => queue.startsWith("notify."))) {
         stopSweeper = startPendingSweeper({ sql: db.sql, broker, log }, config.notify.sweepIntervalMs);
       }
@@ -81,6 +93,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     }
   } catch (error) {
     stopSweeper();
+    stopBlobSweeper();
     await Promise.all(consumers.map((consumer) => consumer.stop(0)));
     await Promise.all([...senders.values()].map((sender) => sender.close()));
     await broker.close();
@@ -94,6 +107,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     async stop() {
       draining.value = true;
       stopSweeper();
+      stopBlobSweeper();
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));

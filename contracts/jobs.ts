@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { QueueDefinition } from "./broker.ts";
+import { thumbsJobSchema } from "./files.ts";
 import { signJobSchema } from "./signature.ts";
 
 /** A kind of job: the queue it travels on, its payload schema, and how it is retried and timed out. */
@@ -99,6 +100,14 @@ export const jobCatalogue = {
     retryDelaysMs: [],
     timeoutMs: 60_000,
     // Sealing is CPU work: about one job per core.
+    concurrency: 2,
+  },
+  filesThumbs: {
+    queue: "files.thumbs",
+    description: "make the thumbnails a file asks for",
+    payload: thumbsJobSchema,
+    retryDelaysMs: [5_000, 30_000],
+    timeoutMs: 120_000,
     concurrency: 2,
   },
 } satisfies JobCatalogue;

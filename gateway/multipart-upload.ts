@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import busboy from "busboy";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { type FileStorage, StoredFileTooLarge, type StoredUpload } from "../runtime/file-storage.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
 
 export interface UploadedFile<Stored> {
@@ -92,4 +93,21 @@ export async function readMultipart<Stored>(
     source.on("error", fail);
     source.pipe(parser);
   });
+}
+
+/** Streams an upload into storage under `key`, past `maxBytes` refused with 413 and nothing kept. */
+export async function storeUpload(
+  storage: FileStorage,
+  key: string,
+  stream: Readable,
+  maxBytes: number,
+): Promise<StoredUpload> {
+  try {
+    return await storage.write(key, stream, maxBytes);
+  } catch (error) {
+    if (error instanceof StoredFileTooLarge) {
+      throw new PlatformError(ErrorCode.PayloadTooLarge, `file: larger than ${error.maxBytes} bytes`);
+    }
+    throw error;
+  }
 }

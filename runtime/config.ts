@@ -56,6 +56,8 @@ const environmentSchema = z.object({
   NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
   /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
   FILES_DIR: z.string().min(1).optional(),
+  /** Largest file the file service takes, checked while the upload streams in. */
+  FILE_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 4).default(1024 ** 3),
   /** Largest PDF the signature API takes, checked while the upload streams in. */
   SIGN_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 3).default(100 * 1024 * 1024),
   /** How long the gateway waits for a sign worker's answer. */
@@ -91,6 +93,7 @@ export interface Config {
   };
   adminToken: string | undefined;
   filesDir: string;
+  files: { maxUploadBytes: number };
   sign: {
     maxUploadBytes: number;
     timeoutMs: number;
@@ -147,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     adminToken: e.ADMIN_TOKEN,
     filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
+    files: { maxUploadBytes: e.FILE_MAX_UPLOAD_BYTES },
     sign: {
       maxUploadBytes: e.SIGN_MAX_UPLOAD_BYTES,
       timeoutMs: e.SIGN_TIMEOUT_MS,

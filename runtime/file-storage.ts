@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -13,6 +13,22 @@ export class StoredFileTooLarge extends Error {
   constructor(readonly maxBytes: number) {
     super(`file is larger than ${maxBytes} bytes`);
   }
+}
+
+/** How many leading bytes of an upload are kept for sniffing its type. */
+const HEAD_BYTES = 4100;
+
+export interface StoredUpload {
+  key: string;
+  size: number;
+  sha1: string;
+  sha256: string;
+  head: Buffer;
+}
+
+/** Where the content with this SHA-256 lives. */
+export function blobKey(sha256: string): string {
+  return `blobs/${sha256.slice(0, 2)}/${sha256}`;
 }
 
 /**
@@ -30,18 +46,22 @@ export class FileStorage {
 
   /**
    * Streams `source` into the file, failing (and keeping nothing) past `maxBytes`; resolves to its
-   * size and SHA-1, taken on the way through.
+   * size, SHA-1 (spec 001's `sha1Hash`) and SHA-256 (the blob address), taken on the way through,
+   * and its first bytes (for sniffing its type).
    */
   async write(
     key: string,
     source: Readable | AsyncIterable<Buffer>,
     maxBytes: number,
-  ): Promise<{ size: number; sha1: string }> {
+  ): Promise<StoredUpload> {
     const path = this.pathOf(key);
     const partial = `${path}.partial`;
     await this.ensureDirectory(dirname(path));
     let size = 0;
-    const hash = createHash("sha1");
+    const sha1 = createHash("sha1");
+    const sha256 = createHash("sha256");
+    const head: Buffer[] = [];
+    let headBytes = 0;
     try {
       await pipeline(
         source,
@@ -49,18 +69,39 @@ export class FileStorage {
           for await (const chunk of chunks) {
             size += chunk.length;
             if (size > maxBytes) throw new StoredFileTooLarge(maxBytes);
-            hash.update(chunk);
+            sha1.update(chunk);
+            sha256.update(chunk);
+            if (headBytes < HEAD_BYTES) {
+              head.push(chunk.subarray(0, HEAD_BYTES - headBytes));
+              headBytes += Math.min(chunk.length, HEAD_BYTES - headBytes);
+            }
             yield chunk;
           }
         },
         createWriteStream(partial),
       );
       await rename(partial, path);
-      return { size, sha1: hash.digest("hex") };
+      return { key, size, sha1: sha1.digest("hex"), sha256: sha256.digest("hex"), head: Buffer.concat(head) };
     } catch (error) {
       await rm(partial, { force: true });
       throw error;
     }
+  }
+
+  /**
+   * Makes an upload the blob of its content. Identical content has one blob: a second copy simply
+   * replaces the first with the same bytes.
+   */
+  async promote(uploadKey: string, sha256: string): Promise<string> {
+    const key = blobKey(sha256);
+    const path = this.pathOf(key);
+    await this.ensureDirectory(dirname(path));
+    await rename(this.pathOf(uploadKey), path);
+    return key;
+  }
+
+  async readBytes(key: string): Promise<Buffer> {
+    return readFile(this.pathOf(key));
   }
 
   /** Writes bytes already in memory (a worker's result), under the same appear-when-complete rule. */
@@ -90,8 +131,12 @@ export class FileStorage {
    * The file as a web stream for an HTTP answer, read a chunk at a time as the client takes it
    * (Readable.toWeb would read ahead without bound). `onEnd` runs once it is fully sent or cancelled.
    */
-  readStream(key: string, onEnd?: () => void): ReadableStream<Uint8Array> {
-    const file = createReadStream(this.pathOf(key));
+  readStream(
+    key: string,
+    options: { range?: { start: number; end: number }; onEnd?: () => void } = {},
+  ): ReadableStream<Uint8Array> {
+    const { range, onEnd } = options;
+    const file = createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {});
     const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
     let ended = false;
     const end = () => {

@@ -1,10 +1,12 @@
 import type { jobCatalogue } from "../contracts/jobs.ts";
+import { makeThumbnails, type ThumbnailDeps } from "./files/make-thumbnails.ts";
 import type { JobHandlers } from "./job-runner.ts";
 import { type DeliveryDeps, deliverTasks } from "./notify/deliver-tasks.ts";
 import { type SignDeps, signDocument } from "./sign/sign-document.ts";
 
 export interface JobHandlerDeps {
   delivery: DeliveryDeps;
+  thumbnails: ThumbnailDeps;
   /** Only processes that consume the `sign` queue load a signing certificate. */
   sign: SignDeps | undefined;
 }
@@ -18,6 +20,7 @@ export function createJobHandlers(deps: JobHandlerDeps): Partial<JobHandlers<typ
     notifyApp: deliver,
     notifyMsgappTemplate: deliver,
     notifyExternal: deliver,
+    filesThumbs: makeThumbnails(deps.thumbnails),
     ...(deps.sign ? { sign: signDocument(deps.sign) } : {}),
   };
 }

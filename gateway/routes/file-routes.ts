@@ -1,9 +1,26 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { fileTypeFromBuffer } from "file-type";
+import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { type FileEntity, fileMetaSchema, thumbSize, thumbSizesSchema } from "../../contracts/files.ts";
 import type { Config } from "../../runtime/config.ts";
-import { fileById } from "../../runtime/directory/files.ts";
+import {
+  createFile,
+  deleteFile,
+  type FileRecord,
+  fileById,
+  replaceContent,
+  thumbOf,
+  updateMeta,
+} from "../../runtime/directory/files.ts";
+import type { StoredUpload } from "../../runtime/file-storage.ts";
+import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
+import { allowDownload, hashFileToken, requireOwner } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
+import { readMultipart, storeUpload } from "../multipart-upload.ts";
+import { workflowResponse } from "../workflow-envelope.ts";
 
 const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -12,41 +29,245 @@ export function fileUrl(config: Config, fileId: string): string {
   return `${config.http.publicUrl}/file/${fileId}`;
 }
 
-/** Spec 001's file service: download (anonymous for files not marked secure). */
+/** Spec 001's file record; the file token itself is never shown, only that one is set. */
+export function fileEntity(config: Config, file: FileRecord): FileEntity {
+  return {
+    id: file.id,
+    name: file.name,
+    kind: "canvas.file",
+    uri: fileUrl(config, file.id),
+    mime: file.mime,
+    size: file.size,
+    createTime: file.createdAt.getTime(),
+    lastModified: file.updatedAt.getTime(),
+    thumbsizes: file.thumbsizes,
+    sha1Hash: file.sha1Hash,
+    tags: file.tags,
+    meta: { ...file.meta, ...(file.tokenHash ? { token: "(set)" } : {}) },
+  };
+}
+
+/** The type the content's first bytes show, or spec 001's fallback. */
+async function sniffMime(head: Buffer): Promise<string> {
+  return (await fileTypeFromBuffer(head))?.mime ?? "application/octet-stream";
+}
+
+/** `bytes=a-b`, `bytes=a-` or `bytes=-n` over a file of `size` bytes; undefined for anything else. */
+function byteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | "unsatisfiable" | undefined {
+  const match = header && /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return undefined;
+  let start: number;
+  let end: number;
+  if (match[1] === "") {
+    start = Math.max(0, size - Number(match[2]));
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return "unsatisfiable";
+  return { start, end };
+}
+
+/** Spec 001's file service: upload, download, replace, delete, meta and thumbnails. */
 export function fileRoutes(deps: GatewayDeps) {
+  const { storage, config } = deps;
+  const { accessTokens } = deps.oauth;
   const app = new OpenAPIHono<GatewayEnv>();
   app.openAPIRegistry.registerPath({
     method: "get",
     path: "/file/{id}",
     tags: ["Files"],
-    summary: "Download a stored file (anonymous unless it is marked secure)",
+    summary: "Download a stored file (anonymous unless it is secure); Range and If-None-Match supported",
     request: { params: z.object({ id: z.uuid() }) },
     responses: {
       200: {
         description: "the file",
         content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
       },
+      206: { description: "the requested byte range" },
+      304: { description: "unchanged (If-None-Match)" },
+      401: { description: "a secure file without a valid access_token" },
       404: { description: "no such file" },
     },
   });
-  app.use("/file/*", surface("workflow"));
-  app.get("/file/:id", async (c) => {
-    const id = c.req.param("id");
+  // File operations answer real HTTP statuses with spec 001's Response envelope (never 200 for a failure).
+  app.use("/file", surface("platform"));
+  app.use("/file/*", surface("platform"));
+  const anyToken = requireToken(accessTokens, { scopes: [] });
+  app.on("PUT", "/file", anyToken);
+  app.on(["POST", "DELETE"], "/file/:id", anyToken);
+  app.on("POST", "/file/:id/meta", anyToken);
+
+  const found = async (id: string): Promise<FileRecord> => {
     const file = FILE_ID.test(id) ? await fileById(deps.db.sql, id) : undefined;
     if (!file) throw new PlatformError(ErrorCode.NotFound, `no file ${id}`);
-    if (file.meta.secure === true) {
-      throw new PlatformError(
-        ErrorCode.Unauthenticated,
-        "this file is secure: its download needs an access_token",
+    return file;
+  };
+
+  /** Streams the upload to storage, then makes it the blob of its content. */
+  const receive = async (c: Context<GatewayEnv>, id: string) => {
+    const uploadKey = `uploads/${id}-${timeOrderedId()}`;
+    const upload = await readMultipart(c, "file", (stream) =>
+      storeUpload(storage, uploadKey, stream, config.files.maxUploadBytes),
+    );
+    if (!upload.file)
+      throw new PlatformError(ErrorCode.InvalidArgument, 'file: required (the multipart field "file")');
+    const stored: StoredUpload = upload.file.stored;
+    const storageKey = await storage.promote(uploadKey, stored.sha256);
+    const thumbsizes = upload.fields.get("thumbsizes");
+    const sizes =
+      thumbsizes === undefined
+        ? undefined
+        : thumbSizesSchema.safeParse(thumbsizes.split(",").filter(Boolean));
+    if (sizes && !sizes.success)
+      throw new PlatformError(ErrorCode.InvalidArgument, `thumbsizes: ${sizes.error.issues[0]!.message}`);
+    return {
+      name: upload.file.filename.slice(0, 255),
+      mime: await sniffMime(stored.head),
+      upload: stored,
+      storageKey,
+      thumbsizes: sizes?.data,
+    };
+  };
+
+  const makeThumbnails = async (file: FileRecord) => {
+    if (file.thumbsizes.length > 0 && file.mime.startsWith("image/")) {
+      await deps.broker.publish(
+        "files.thumbs",
+        { fileId: file.id },
+        { messageId: `${file.id}-${file.sha256}` },
       );
     }
-    return new Response(deps.storage.readStream(file.storageKey), {
-      headers: {
-        "content-type": file.mime,
-        "content-length": String(file.size),
-        "content-disposition": `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-        etag: `"${file.sha1Hash}"`,
-      },
+  };
+
+  app.put("/file", async (c) => {
+    const token = c.get("token");
+    const id = timeOrderedId();
+    const received = await receive(c, id);
+    const file = await createFile(deps.db.sql, {
+      id,
+      ...received,
+      owner: { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId },
+      meta: { secure: c.req.query("secure") === "true" },
+      ...(received.thumbsizes ? { thumbsizes: received.thumbsizes } : {}),
+    });
+    await makeThumbnails(file);
+    return c.json(workflowResponse([fileEntity(config, file)]), 200);
+  });
+
+  app.get("/file/:id", async (c) => {
+    const file = await found(c.req.param("id"));
+    const etag = `"${file.sha256}"`;
+    await allowDownload(deps.db.sql, accessTokens, file, c.req.query("access_token"), { spend: true });
+    const headers: Record<string, string> = {
+      "content-type": file.mime,
+      etag,
+      "accept-ranges": "bytes",
+      "content-disposition": `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      // A secure file's answer is for its caller only.
+      "cache-control": file.meta.secure === true ? "private, no-store" : "public, max-age=0, must-revalidate",
+    };
+    if (
+      c.req
+        .header("if-none-match")
+        ?.split(",")
+        .some((tag) => tag.trim() === etag)
+    ) {
+      return new Response(null, { status: 304, headers: { etag } });
+    }
+    const range = byteRange(c.req.header("range"), file.size);
+    if (range === "unsatisfiable") {
+      return new Response(null, { status: 416, headers: { "content-range": `bytes */${file.size}` } });
+    }
+    if (range) {
+      return new Response(storage.readStream(file.storageKey, { range }), {
+        status: 206,
+        headers: {
+          ...headers,
+          "content-range": `bytes ${range.start}-${range.end}/${file.size}`,
+          "content-length": String(range.end - range.start + 1),
+        },
+      });
+    }
+    return new Response(storage.readStream(file.storageKey), {
+      headers: { ...headers, "content-length": String(file.size) },
+    });
+  });
+
+  app.post("/file/:id", async (c) => {
+    const file = await found(c.req.param("id"));
+    requireOwner(file, c.get("token"));
+    const received = await receive(c, file.id);
+    const replaced = await replaceContent(deps.db.sql, file.id, received);
+    if (!replaced) throw new PlatformError(ErrorCode.NotFound, `no file ${file.id}`);
+    if (received.thumbsizes)
+      await updateMeta(deps.db.sql, file.id, { meta: replaced.meta, thumbsizes: received.thumbsizes });
+    const current = (await fileById(deps.db.sql, file.id))!;
+    await makeThumbnails(current);
+    return c.json(workflowResponse([fileEntity(config, current)]), 200);
+  });
+
+  app.delete("/file/:id", async (c) => {
+    const file = await found(c.req.param("id"));
+    requireOwner(file, c.get("token"));
+    await deleteFile(deps.db.sql, file.id);
+    // The content stays while other files share it; the blob sweeper removes it once unused.
+    return c.json(workflowResponse([fileEntity(config, file)]), 200);
+  });
+
+  app.get("/file/:id/meta", async (c) => {
+    const file = await found(c.req.param("id"));
+    await allowDownload(deps.db.sql, accessTokens, file, c.req.query("access_token"), { spend: false });
+    return c.json(workflowResponse([fileEntity(config, file)]), 200);
+  });
+
+  app.post("/file/:id/meta", async (c) => {
+    const file = await found(c.req.param("id"));
+    requireOwner(file, c.get("token"));
+    const body = (await c.req.json().catch(() => undefined)) as { meta?: unknown } | undefined;
+    const parsed = fileMetaSchema.safeParse(body?.meta);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new PlatformError(
+        ErrorCode.InvalidArgument,
+        `meta${issue.path.map((p) => `.${String(p)}`).join("")}: ${issue.message}`,
+      );
+    }
+    const { token, thumbsizes, ...given } = parsed.data;
+    // Keys given replace those stored; a key given as null is removed.
+    const meta: Record<string, unknown> = { ...file.meta };
+    for (const [key, value] of Object.entries(given)) {
+      if (value === null) delete meta[key];
+      else meta[key] = value;
+    }
+    await updateMeta(deps.db.sql, file.id, {
+      meta,
+      ...(token === undefined ? {} : { tokenHash: token === null ? null : hashFileToken(token) }),
+      ...(thumbsizes ? { thumbsizes } : {}),
+    });
+    const current = (await fileById(deps.db.sql, file.id))!;
+    if (thumbsizes) await makeThumbnails(current);
+    return c.json(workflowResponse([fileEntity(config, current)]), 200);
+  });
+
+  app.get("/file/:id/thumb/:size", async (c) => {
+    const file = await found(c.req.param("id"));
+    const size = thumbSize(c.req.param("size"));
+    if (!size) throw new PlatformError(ErrorCode.InvalidArgument, `size: ${c.req.param("size")} is not NxM`);
+    await allowDownload(deps.db.sql, accessTokens, file, c.req.query("access_token"), { spend: true });
+    const thumb = await thumbOf(deps.db.sql, file.id, size.name);
+    if (!thumb) {
+      throw new PlatformError(
+        ErrorCode.NotFound,
+        `no ${size.name} thumbnail of file ${file.id}: sizes are made from thumbsizes, for images`,
+      );
+    }
+    return new Response(storage.readStream(thumb.storageKey), {
+      headers: { "content-type": thumb.mime, "content-length": String(thumb.bytes) },
     });
   });
   return app;

@@ -6,13 +6,12 @@ import {
   type SignResult,
   signJobSchema,
 } from "../../contracts/signature.ts";
-import { forgetFile, recordFile, storageKeyOf } from "../../runtime/directory/files.ts";
-import { StoredFileTooLarge } from "../../runtime/file-storage.ts";
+import { createFile, deleteFile } from "../../runtime/directory/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
-import { readMultipart } from "../multipart-upload.ts";
+import { readMultipart, storeUpload } from "../multipart-upload.ts";
 import type { SealCache } from "../seal-cache.ts";
 import { fileUrl } from "./file-routes.ts";
 
@@ -110,18 +109,11 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
     const seal = await seals.find(code, token.tenantId);
     if (!seal) throw new PlatformError(ErrorCode.NotFound, `eSignCode: no seal ${code} for this application`);
     const fileId = timeOrderedId();
-    const inputKey = storageKeyOf(fileId);
-    const upload = await readMultipart(c, "file", async (stream) => {
-      try {
-        return await storage.write(inputKey, stream, config.sign.maxUploadBytes);
-      } catch (error) {
-        if (error instanceof StoredFileTooLarge) {
-          throw new PlatformError(ErrorCode.PayloadTooLarge, `file: larger than ${error.maxBytes} bytes`);
-        }
-        throw error;
-      }
-    });
-    let keep = false;
+    const uploadKey = `uploads/${fileId}`;
+    const upload = await readMultipart(c, "file", (stream) =>
+      storeUpload(storage, uploadKey, stream, config.sign.maxUploadBytes),
+    );
+    let inputKey = uploadKey;
     const outputKey = `sealed/${fileId}.pdf`;
     try {
       if (!upload.file) throw badRequest('file: required (the PDF, as the multipart field "file")');
@@ -129,6 +121,11 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
       const qrCodeLocations = locationsField(upload.fields, "qrCodeLocations");
       const keyword = upload.fields.get("keyword") || undefined;
       if (!locations?.length && !keyword) throw badRequest("locations or keyword: one of them is required");
+      const withQr = Boolean(qrCodeLocations?.length);
+      const file = upload.file;
+      // The QR code points at the source file, so the upload becomes a file of the file service;
+      // its record is written while the worker seals, and only a sealed file keeps it.
+      if (withQr) inputKey = await storage.promote(uploadKey, file.stored.sha256);
       const job = signJobSchema.safeParse({
         sealId: seal.id,
         sealVersion: seal.version,
@@ -139,35 +136,32 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
         keywordOrder: integerField(upload.fields, "keywordOrder", (n) => n === 0 || n === 1 || n === 2),
         keywordSeq: integerField(upload.fields, "keywordSeq", (n) => n >= 1 && n <= 10_000),
         qrCodeLocations,
-        ...(qrCodeLocations?.length ? { qrContent: fileUrl(config, fileId) } : {}),
+        ...(withQr ? { qrContent: fileUrl(config, fileId) } : {}),
       });
       if (!job.success) {
         const issue = job.error.issues[0]!;
         throw badRequest(`${issue.path.join(".")}: ${issue.message}`);
       }
-      const file = upload.file;
-      // The QR code points at the source file, so it is kept and served by the file service. Its
-      // record is written while the worker seals, and only a sealed file keeps it.
-      const recording = qrCodeLocations?.length
-        ? recordFile(deps.db.sql, {
+      const recording = withQr
+        ? createFile(deps.db.sql, {
             id: fileId,
             name: file.filename,
             mime: "application/pdf",
-            size: file.stored.size,
-            sha1Hash: file.stored.sha1,
-            applicationId: token.clientId,
-            ...(token.tenantId ? { tenantId: token.tenantId } : {}),
+            upload: file.stored,
+            storageKey: inputKey,
+            owner: { applicationId: token.clientId, tenantId: token.tenantId },
           })
         : undefined;
       const sealing = deps.broker.request("sign", job.data, { timeoutMs: config.sign.timeoutMs });
       const [sealed, recorded] = await Promise.allSettled([sealing, recording]);
       if (sealed.status === "rejected" || recorded.status === "rejected") {
-        if (recording && recorded.status === "fulfilled") await forgetFile(deps.db.sql, fileId);
+        if (recording && recorded.status === "fulfilled") await deleteFile(deps.db.sql, fileId);
         throw sealed.status === "rejected" ? sealed.reason : (recorded as PromiseRejectedResult).reason;
       }
-      keep = recording !== undefined;
       const result = sealed.value as SignResult;
-      const body = storage.readStream(result.outputKey, () => void storage.remove(result.outputKey));
+      const body = storage.readStream(result.outputKey, {
+        onEnd: () => void storage.remove(result.outputKey),
+      });
       return new Response(body, {
         status: 200,
         headers: {
@@ -182,7 +176,8 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
       await storage.remove(outputKey);
       throw error;
     } finally {
-      if (!keep) await storage.remove(inputKey);
+      // A blob stays for the file service (or, unreferenced, for the blob sweeper); a plain upload goes.
+      if (inputKey === uploadKey) await storage.remove(uploadKey);
     }
   });
   return app;

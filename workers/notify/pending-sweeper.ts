@@ -2,6 +2,7 @@ import type { Broker } from "../../contracts/broker.ts";
 import { deliveryJobs } from "../../contracts/jobs.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import { runPeriodically } from "../../runtime/periodic-task.ts";
 
 /** Tasks still pending after this long are assumed to have lost their job. */
 const PENDING_AGE_SECONDS = 30;
@@ -17,7 +18,6 @@ export function startPendingSweeper(
   deps: { sql: Sql; broker: Broker; log: Logger },
   intervalMs: number,
 ): () => void {
-  let sweeping = false;
   const sweep = async () => {
     if (!deps.broker.isConnected()) return;
     const due = await deps.sql<{ id: string; channel: string }[]>`
@@ -32,15 +32,5 @@ export function startPendingSweeper(
     }
     if (due.length > 0) deps.log.warn({ republished: due.length }, "republished jobs of tasks left pending");
   };
-  const timer = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    sweep()
-      .catch((error: unknown) => deps.log.warn({ err: (error as Error).message }, "pending sweep failed"))
-      .finally(() => {
-        sweeping = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runPeriodically(sweep, intervalMs, deps.log, "pending sweep");
 }

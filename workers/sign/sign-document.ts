@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ErrorCode } from "../../contracts/errors.ts";
 import type { SignJob, SignResult } from "../../contracts/signature.ts";
@@ -43,7 +42,7 @@ export function signDocument(deps: SignDeps) {
   return async (job: SignJob, context: JobContext): Promise<HandlerOutcome> => {
     const seal = await sealImage(job.sealId, job.sealVersion);
     if (!seal) return { outcome: "fail", reason: "the seal no longer exists", code: ErrorCode.NotFound };
-    const input = await readFile(deps.storage.pathOf(job.inputKey));
+    const input = await deps.storage.readBytes(job.inputKey);
     try {
       const sealed = await sealPdf(input, seal, job, deps.signer);
       await deps.storage.writeBytes(job.outputKey, sealed.bytes);

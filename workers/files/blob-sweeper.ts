@@ -1,0 +1,23 @@
+import type { Sql } from "../../runtime/database.ts";
+import { takeUnusedBlobs } from "../../runtime/directory/files.ts";
+import type { FileStorage } from "../../runtime/file-storage.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { runPeriodically } from "../../runtime/periodic-task.ts";
+
+const BATCH = 500;
+
+/**
+ * Removes content no file uses any more (deleted or replaced files, uploads that were not kept),
+ * an hour after its last use. Several sweepers may run; each takes different rows.
+ */
+export function startBlobSweeper(
+  deps: { sql: Sql; storage: FileStorage; log: Logger },
+  intervalMs: number,
+): () => void {
+  const sweep = async () => {
+    const keys = await takeUnusedBlobs(deps.sql, BATCH);
+    for (const key of keys) await deps.storage.remove(key);
+    if (keys.length > 0) deps.log.info({ removed: keys.length }, "removed unused file contents");
+  };
+  return runPeriodically(sweep, intervalMs, deps.log, "blob sweep");
+}
