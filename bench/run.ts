@@ -1,13 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import type { BenchCase, BenchResult } from "./bench-result.ts";
 import { brokerBench } from "./cases/broker-throughput.ts";
+import { fileBench } from "./cases/file-throughput.ts";
 import { gatewayBench } from "./cases/gateway-throughput.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
 import { oauthBench } from "./cases/oauth-throughput.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
 
 // `npm run bench [-- <name>…]`: runs the benchmarks, prints a table, writes bench-results.json.
-const CASES: BenchCase[] = [brokerBench, gatewayBench, oauthBench, notificationBench, sealBench];
+const CASES: BenchCase[] = [brokerBench, gatewayBench, oauthBench, notificationBench, sealBench, fileBench];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !CASES.some((c) => c.name === name));

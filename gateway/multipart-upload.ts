@@ -42,6 +42,8 @@ export async function readMultipart<Stored>(
     parser = busboy({
       headers: { "content-type": type },
       limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 1, parts: MAX_FIELDS + 1 },
+      // Let a file part run ahead of the disk by up to 1 MB before the socket is paused.
+      fileHwm: 1024 * 1024,
     });
   } catch (error) {
     throw new PlatformError(
