@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import busboy from "busboy";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
-import { type FileStorage, StoredFileTooLarge, type StoredUpload } from "../runtime/file-storage.ts";
+import { type FileStorage, StoredFileTooLarge, type StoredUpload } from "../runtime/storage/file-storage.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
 
 export interface UploadedFile<Stored> {

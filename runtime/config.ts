@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { z } from "zod";
+import type { S3Options } from "./storage/file-storage.ts";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -22,6 +23,9 @@ function url(protocols: readonly string[]) {
     }
   }, expected);
 }
+
+/** Variables whose values are credentials: a configuration error names them without their value. */
+const SECRET_VARIABLES = new Set(["ADMIN_TOKEN", "SIGN_P12_PASSPHRASE", "FILES_S3_SECRET_ACCESS_KEY"]);
 
 /** Every environment variable the platform reads, with its default. Empty values count as unset. */
 const environmentSchema = z.object({
@@ -56,6 +60,14 @@ const environmentSchema = z.object({
   NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
   /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
   FILES_DIR: z.string().min(1).optional(),
+  /** An S3-compatible bucket for files instead of FILES_DIR, and how to reach it. */
+  FILES_S3_BUCKET: z.string().min(3).max(63).optional(),
+  FILES_S3_ENDPOINT: url(["http", "https"]).optional(),
+  FILES_S3_REGION: z.string().min(1).default("us-east-1"),
+  FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Bucket in the path rather than the host name, as MinIO and most compatible servers want. */
+  FILES_S3_FORCE_PATH_STYLE: z.enum(["true", "false"], "true or false").default("true"),
   /** Largest file the file service takes, checked while the upload streams in. */
   FILE_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 4).default(1024 ** 3),
   /** Largest PDF the signature API takes, checked while the upload streams in. */
@@ -93,7 +105,11 @@ export interface Config {
   };
   adminToken: string | undefined;
   filesDir: string;
-  files: { maxUploadBytes: number };
+  files: {
+    maxUploadBytes: number;
+    /** Unset: files live under `filesDir`. */
+    s3: S3Options | undefined;
+  };
   sign: {
     maxUploadBytes: number;
     timeoutMs: number;
@@ -119,8 +135,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0]);
+    const given = SECRET_VARIABLES.has(variable)
+      ? "a value that is not shown"
+      : JSON.stringify(withoutPassword(present[variable]));
     throw new ConfigError(
-      `Invalid environment variable ${variable}: expected ${issue.message}, got ${JSON.stringify(withoutPassword(present[variable]))}`,
+      `Invalid environment variable ${variable}: expected ${issue.message}, got ${given}`,
     );
   }
   const e = parsed.data;
@@ -150,7 +169,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     adminToken: e.ADMIN_TOKEN,
     filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
-    files: { maxUploadBytes: e.FILE_MAX_UPLOAD_BYTES },
+    files: {
+      maxUploadBytes: e.FILE_MAX_UPLOAD_BYTES,
+      s3: e.FILES_S3_BUCKET
+        ? {
+            bucket: e.FILES_S3_BUCKET,
+            endpoint: e.FILES_S3_ENDPOINT,
+            region: e.FILES_S3_REGION,
+            accessKeyId: e.FILES_S3_ACCESS_KEY_ID,
+            secretAccessKey: e.FILES_S3_SECRET_ACCESS_KEY,
+            forcePathStyle: e.FILES_S3_FORCE_PATH_STYLE === "true",
+          }
+        : undefined,
+    },
     sign: {
       maxUploadBytes: e.SIGN_MAX_UPLOAD_BYTES,
       timeoutMs: e.SIGN_TIMEOUT_MS,

@@ -5,9 +5,10 @@ import { EmbeddedBroker } from "./broker/embedded-broker.ts";
 import { RabbitMqBroker } from "./broker/rabbitmq-broker.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./database.ts";
-import { FileStorage } from "./file-storage.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { migrate } from "./migrations.ts";
+import type { FileStorage } from "./storage/file-storage.ts";
+import { openFileStorage } from "./storage/open-storage.ts";
 
 /** The connections every process kind shares: logger, database (migrated), broker and file storage. */
 export interface Platform {
@@ -40,5 +41,5 @@ export async function openPlatform(
     ? await RabbitMqBroker.start({ url: config.broker.url, connectionName: processName }, log)
     : new EmbeddedBroker(log);
   log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
-  return { config, bootstrap, log, db, broker, storage: new FileStorage(config.filesDir) };
+  return { config, bootstrap, log, db, broker, storage: await openFileStorage(config) };
 }

@@ -50,6 +50,29 @@ describe("configuration from the environment", () => {
     assert.match(message, /DATABASE_URL/);
   });
 
+  it("never prints a credential it refuses", () => {
+    const message = configError({ ADMIN_TOKEN: "too-short-secret" });
+    assert.doesNotMatch(message, /too-short-secret/);
+    assert.match(
+      message,
+      /^Invalid environment variable ADMIN_TOKEN: expected .*, got a value that is not shown$/,
+    );
+  });
+
+  it("takes files to an S3-compatible bucket only when one is named", () => {
+    assert.equal(loadConfig({}).files.s3, undefined);
+    const s3 = loadConfig({ FILES_S3_BUCKET: "campus-files", FILES_S3_ENDPOINT: "http://minio:9000" }).files
+      .s3;
+    assert.deepEqual(s3, {
+      bucket: "campus-files",
+      endpoint: "http://minio:9000",
+      region: "us-east-1",
+      accessKeyId: undefined,
+      secretAccessKey: undefined,
+      forcePathStyle: true,
+    });
+  });
+
   it("treats empty values as unset", () => {
     assert.equal(loadConfig({ PORT: "", DATABASE_URL: "" }).http.port, 8080);
   });

@@ -7,6 +7,7 @@ import sharp from "sharp";
 import type { FileEntity } from "../contracts/files.ts";
 import { sealPng } from "./support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startS3Server } from "./support/s3-server.ts";
 import { waitFor } from "./support/wait.ts";
 
 const SECRET = "files-app-secret-0123456789abcdefghijklmno";
@@ -23,10 +24,21 @@ interface Envelope {
 const sha1 = (bytes: Uint8Array) => createHash("sha1").update(bytes).digest("hex");
 const basic = (id: string) => `Basic ${Buffer.from(`${id}:${SECRET}`).toString("base64")}`;
 
-for (const mode of await testModes()) {
-  describe(`file service (${mode.name})`, () => {
+const variants = (await testModes()).flatMap((mode) =>
+  // The distributed mode runs once more with its files in an S3-compatible bucket.
+  mode.name === "distributed"
+    ? [
+        { mode, s3: false },
+        { mode, s3: true },
+      ]
+    : [{ mode, s3: false }],
+);
+
+for (const { mode, s3 } of variants) {
+  describe(`file service (${mode.name}${s3 ? ", S3-compatible storage" : ""})`, () => {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
+    let stopS3 = async () => {};
     let owner: string;
     let other: string;
 
@@ -99,8 +111,11 @@ for (const mode of await testModes()) {
           ],
         }),
       );
+      const bucket = s3 ? await startS3Server() : undefined;
+      if (bucket) stopS3 = bucket.stop;
       platform = await startTestPlatform({
         ...prepared.env,
+        ...bucket?.env,
         BOOTSTRAP_FILE: file,
         FILE_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT),
       });
@@ -110,6 +125,7 @@ for (const mode of await testModes()) {
 
     after(async () => {
       await platform?.stop();
+      await stopS3();
       await cleanup?.();
     });
 

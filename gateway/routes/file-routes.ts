@@ -13,7 +13,7 @@ import {
   thumbOf,
   updateMeta,
 } from "../../runtime/directory/files.ts";
-import type { StoredUpload } from "../../runtime/file-storage.ts";
+import type { StoredUpload } from "../../runtime/storage/file-storage.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { allowDownload, hashFileToken, requireOwner } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";

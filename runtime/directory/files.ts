@@ -1,5 +1,5 @@
 import type { Queryable, Sql } from "../database.ts";
-import type { StoredUpload } from "../file-storage.ts";
+import type { StoredUpload } from "../storage/file-storage.ts";
 
 export interface FileRecord {
   id: string;

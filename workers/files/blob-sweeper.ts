@@ -1,8 +1,8 @@
 import type { Sql } from "../../runtime/database.ts";
 import { takeUnusedBlobs } from "../../runtime/directory/files.ts";
-import type { FileStorage } from "../../runtime/file-storage.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
+import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 
 const BATCH = 500;
 

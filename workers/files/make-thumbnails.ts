@@ -3,7 +3,7 @@ import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { thumbSize } from "../../contracts/files.ts";
 import type { Sql } from "../../runtime/database.ts";
 import { fileById, recordThumb } from "../../runtime/directory/files.ts";
-import type { FileStorage } from "../../runtime/file-storage.ts";
+import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { JobContext } from "../job-runner.ts";
 
 export interface ThumbnailDeps {

@@ -2,7 +2,7 @@ import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ErrorCode } from "../../contracts/errors.ts";
 import type { SignJob, SignResult } from "../../contracts/signature.ts";
 import type { Sql } from "../../runtime/database.ts";
-import type { FileStorage } from "../../runtime/file-storage.ts";
+import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { JobContext } from "../job-runner.ts";
 import type { PadesSigner } from "./pades-signature.ts";
 import { PreparedImage } from "./prepared-image.ts";
