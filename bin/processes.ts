@@ -7,6 +7,7 @@ import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
+import { TemplateSource } from "../runtime/template-source.ts";
 import { startBlobSweeper } from "../workers/files/blob-sweeper.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
 import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
@@ -54,9 +55,11 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let senders = new Map<string, GatedSender>();
   let stopSweeper = () => {};
   let stopBlobSweeper = () => {};
+  let templates: TemplateSource | undefined;
   const catalogue = withOperatorPolicy(jobCatalogue, {
     delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
     signTimeoutMs: config.sign.timeoutMs,
+    exportTimeoutMs: config.export.timeoutMs,
   });
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
@@ -67,9 +70,18 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
       // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
       const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
+      templates = new TemplateSource({
+        sql: db.sql,
+        storage: platform.storage,
+        publicUrl: config.http.publicUrl,
+        allowedHosts: config.export.templateHosts,
+        maxBytes: config.export.templateMaxBytes,
+        timeoutMs: config.export.timeoutMs,
+      });
       const handlers = createJobHandlers({
         delivery: { sql: db.sql, senders, leaseSeconds },
         thumbnails: { sql: db.sql, storage: platform.storage },
+        export: { storage: platform.storage, templates },
         sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
       });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
@@ -95,6 +107,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     stopSweeper();
     stopBlobSweeper();
     await Promise.all(consumers.map((consumer) => consumer.stop(0)));
+    await templates?.close();
     await Promise.all([...senders.values()].map((sender) => sender.close()));
     await broker.close();
     await db.close();
@@ -111,6 +124,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
+      await templates?.close();
       await Promise.all([...senders.values()].map((sender) => sender.close()));
       await broker.close();
       await db.close();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { QueueDefinition } from "./broker.ts";
+import { exportJobSchema } from "./export.ts";
 import { thumbsJobSchema } from "./files.ts";
 import { signJobSchema } from "./signature.ts";
 
@@ -102,6 +103,15 @@ export const jobCatalogue = {
     // Sealing is CPU work: about one job per core.
     concurrency: 2,
   },
+  export: {
+    queue: "export",
+    description: "render a document from a template; the gateway waits for the answer",
+    payload: exportJobSchema,
+    // A caller is waiting with a deadline: an attempt that fails is reported, not retried later.
+    retryDelaysMs: [],
+    timeoutMs: 60_000,
+    concurrency: 2,
+  },
   filesThumbs: {
     queue: "files.thumbs",
     description: "make the thumbnails a file asks for",
@@ -119,16 +129,21 @@ export const ALL_JOBS: readonly JobDefinition[] = Object.values(jobCatalogue as 
 
 /**
  * The catalogue with the operator's settings: retry delays and send timeout for notification
- * deliveries, the timeout of sealing.
+ * deliveries, the timeouts of sealing and exporting.
  */
 export function withOperatorPolicy<Catalogue extends JobCatalogue>(
   catalogue: Catalogue,
-  policy: { delivery: { retryDelaysMs: readonly number[]; timeoutMs: number }; signTimeoutMs: number },
+  policy: {
+    delivery: { retryDelaysMs: readonly number[]; timeoutMs: number };
+    signTimeoutMs: number;
+    exportTimeoutMs: number;
+  },
 ): Catalogue {
   return Object.fromEntries(
     Object.entries(catalogue).map(([name, job]) => {
       if (job.payload === deliveryJobSchema) return [name, { ...job, ...policy.delivery }];
       if (job.payload === signJobSchema) return [name, { ...job, timeoutMs: policy.signTimeoutMs }];
+      if (job.payload === exportJobSchema) return [name, { ...job, timeoutMs: policy.exportTimeoutMs }];
       return [name, job];
     }),
   ) as Catalogue;

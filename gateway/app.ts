@@ -7,6 +7,7 @@ import { requestLog } from "./middleware/request-log.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
+import { exportRoutes } from "./routes/export-routes.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
@@ -64,6 +65,7 @@ export function createGateway(deps: GatewayDeps) {
   const seals = new SealCache(deps.db.sql);
   app.route("/", signatureRoutes(deps, seals));
   app.route("/", fileRoutes(deps));
+  app.route("/", exportRoutes(deps));
   app.route("/", adminRoutes(deps, seals));
   app.route("/", docsRoutes());
 

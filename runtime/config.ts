@@ -79,6 +79,15 @@ const environmentSchema = z.object({
   /** PKCS#12 file of the signing certificate; unset, a self-signed one is made under DATA_DIR at first start. */
   SIGN_P12_FILE: z.string().min(1).optional(),
   SIGN_P12_PASSPHRASE: z.string().optional(),
+  /** Hosts export templates may be fetched from, comma separated; `*.example.edu` for subdomains. */
+  EXPORT_TEMPLATE_HOSTS: z
+    .string()
+    .regex(/^(\*\.)?[a-z0-9.-]+(,(\*\.)?[a-z0-9.-]+)*$/i, "host names separated by commas")
+    .transform((value) => value.toLowerCase().split(","))
+    .optional(),
+  EXPORT_TEMPLATE_MAX_BYTES: integer(1024, 1024 ** 3).default(20 * 1024 * 1024),
+  /** How long the gateway waits for an export worker (template fetch and rendering). */
+  EXPORT_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
   /** Operator token for the admin API; unset, the admin API answers 404. */
   ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
 });
@@ -117,6 +126,7 @@ export interface Config {
     p12File: string | undefined;
     p12Passphrase: string;
   };
+  export: { templateHosts: string[]; templateMaxBytes: number; timeoutMs: number };
   notify: { retryDelaysMs: number[]; sendTimeoutMs: number; sweepIntervalMs: number };
 }
 
@@ -188,6 +198,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signature: e.SIGN_SIGNATURE,
       p12File: e.SIGN_P12_FILE ? resolve(e.SIGN_P12_FILE) : undefined,
       p12Passphrase: e.SIGN_P12_PASSPHRASE ?? "",
+    },
+    export: {
+      templateHosts: e.EXPORT_TEMPLATE_HOSTS ?? [],
+      templateMaxBytes: e.EXPORT_TEMPLATE_MAX_BYTES,
+      timeoutMs: e.EXPORT_TIMEOUT_MS,
     },
     notify: {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,

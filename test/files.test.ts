@@ -8,6 +8,7 @@ import type { FileEntity } from "../contracts/files.ts";
 import { sealPng } from "./support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
 import { startS3Server } from "./support/s3-server.ts";
+import { issueToken } from "./support/tokens.ts";
 import { waitFor } from "./support/wait.ts";
 
 const SECRET = "files-app-secret-0123456789abcdefghijklmno";
@@ -22,7 +23,6 @@ interface Envelope {
 }
 
 const sha1 = (bytes: Uint8Array) => createHash("sha1").update(bytes).digest("hex");
-const basic = (id: string) => `Basic ${Buffer.from(`${id}:${SECRET}`).toString("base64")}`;
 
 const variants = (await testModes()).flatMap((mode) =>
   // The distributed mode runs once more with its files in an S3-compatible bucket.
@@ -42,16 +42,8 @@ for (const { mode, s3 } of variants) {
     let owner: string;
     let other: string;
 
-    async function token(body: Record<string, string>, client = "files-app"): Promise<string> {
-      const response = await fetch(`${platform.url}/oauth2/token`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(client) },
-        body: new URLSearchParams(body),
-      });
-      const json = (await response.json()) as { access_token: string };
-      assert.ok(json.access_token, JSON.stringify(json));
-      return json.access_token;
-    }
+    const token = (fields: Record<string, string>, client = "files-app") =>
+      issueToken(platform.url, { id: client, secret: SECRET }, fields);
 
     async function upload(
       bytes: Uint8Array,

@@ -6,6 +6,7 @@ import { Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Agent, request } from "undici";
 import { startTestPlatform, type TestPlatform, tempDir } from "./support/platform.ts";
+import { issueToken } from "./support/tokens.ts";
 
 const SECRET = "memory-app-secret-0123456789abcdefghijklm";
 const SIZE = 200 * 1024 * 1024;
@@ -51,15 +52,14 @@ describe("memory under a large upload", () => {
   });
 
   it("takes and gives back a 200 MB file with the process growing by far less than the file", async () => {
-    const tokenAnswer = await fetch(`${platform.url}/oauth2/token`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        authorization: `Basic ${Buffer.from(`memory-app:${SECRET}`).toString("base64")}`,
+    const token = await issueToken(
+      platform.url,
+      { id: "memory-app", secret: SECRET },
+      {
+        grant_type: "client_credentials",
+        scope: "notifications",
       },
-      body: "grant_type=client_credentials&scope=notifications",
-    });
-    const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
+    );
     const client = new Agent({ connections: 1 });
     global.gc?.();
     const baseline = process.memoryUsage().rss;

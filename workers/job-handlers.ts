@@ -1,4 +1,5 @@
 import type { jobCatalogue } from "../contracts/jobs.ts";
+import { type ExportDeps, exportDocument } from "./export/export-document.ts";
 import { makeThumbnails, type ThumbnailDeps } from "./files/make-thumbnails.ts";
 import type { JobHandlers } from "./job-runner.ts";
 import { type DeliveryDeps, deliverTasks } from "./notify/deliver-tasks.ts";
@@ -7,6 +8,7 @@ import { type SignDeps, signDocument } from "./sign/sign-document.ts";
 export interface JobHandlerDeps {
   delivery: DeliveryDeps;
   thumbnails: ThumbnailDeps;
+  export: ExportDeps;
   /** Only processes that consume the `sign` queue load a signing certificate. */
   sign: SignDeps | undefined;
 }
@@ -21,6 +23,7 @@ export function createJobHandlers(deps: JobHandlerDeps): Partial<JobHandlers<typ
     notifyMsgappTemplate: deliver,
     notifyExternal: deliver,
     filesThumbs: makeThumbnails(deps.thumbnails),
+    export: exportDocument(deps.export),
     ...(deps.sign ? { sign: signDocument(deps.sign) } : {}),
   };
 }

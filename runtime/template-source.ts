@@ -1,0 +1,115 @@
+import { Agent, request } from "undici";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import type { Queryable } from "./database.ts";
+import { fileById } from "./directory/files.ts";
+import type { FileStorage } from "./storage/file-storage.ts";
+
+export interface TemplateSourceOptions {
+  sql: Queryable;
+  storage: FileStorage;
+  /** The platform's address: templates on its own file service are read from storage. */
+  publicUrl: string;
+  /** Hosts templates may be fetched from: `docs.example.edu`, or `*.example.edu` for its subdomains. */
+  allowedHosts: readonly string[];
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  return allowed.some((pattern) =>
+    pattern.startsWith("*.")
+      ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1
+      : host === pattern,
+  );
+}
+
+/**
+ * Export templates by URI. A template URI is caller input, so it is fetched only from the hosts
+ * the operator allows (no other address is ever contacted, internal ones included), without
+ * following redirects, within a size limit and a timeout. Files of the platform's own file
+ * service are read from storage directly.
+ */
+export class TemplateSource {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: TemplateSourceOptions) {
+    this.agent = new Agent({
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connectTimeout: options.timeoutMs,
+    });
+  }
+
+  async fetch(uri: string): Promise<Buffer> {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      throw new PlatformError(ErrorCode.InvalidArgument, `template: ${JSON.stringify(uri)} is not a URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new PlatformError(ErrorCode.InvalidArgument, "template: only http and https URLs are fetched");
+    }
+    const own = `${this.options.publicUrl}/file/`;
+    if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length));
+    if (!hostAllowed(url.hostname, this.options.allowedHosts)) {
+      throw new PlatformError(
+        ErrorCode.PermissionDenied,
+        `template: the host ${url.hostname} is not among those templates may come from (EXPORT_TEMPLATE_HOSTS)`,
+      );
+    }
+    let response: Awaited<ReturnType<typeof request>>;
+    try {
+      // Redirects are not followed (undici does not unless asked): a 3xx is refused like any non-200.
+      response = await request(url, { dispatcher: this.agent });
+    } catch (error) {
+      throw new PlatformError(
+        ErrorCode.Unprocessable,
+        `template: ${url.host} could not be reached: ${(error as Error).message}`,
+      );
+    }
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      throw new PlatformError(
+        ErrorCode.Unprocessable,
+        `template: ${url.host} answered ${response.statusCode}`,
+      );
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > this.options.maxBytes) {
+        response.body.destroy();
+        throw new PlatformError(
+          ErrorCode.Unprocessable,
+          `template: larger than ${this.options.maxBytes} bytes`,
+        );
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  private async ownFile(id: string): Promise<Buffer> {
+    const file = /^[0-9a-f-]{36}$/.test(id) ? await fileById(this.options.sql, id) : undefined;
+    if (!file) throw new PlatformError(ErrorCode.InvalidArgument, `template: no file ${id} on this platform`);
+    if (file.meta.secure === true) {
+      throw new PlatformError(
+        ErrorCode.PermissionDenied,
+        "template: a secure file cannot serve as a template",
+      );
+    }
+    if (file.size > this.options.maxBytes) {
+      throw new PlatformError(
+        ErrorCode.Unprocessable,
+        `template: larger than ${this.options.maxBytes} bytes`,
+      );
+    }
+    return this.options.storage.readBytes(file.storageKey);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
