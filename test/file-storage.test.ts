@@ -63,7 +63,7 @@ for (const kind of kinds) {
   describe(`file storage (${kind.name})`, () => {
     it("streams a file in, hashing it on the way, and keeps its first bytes for sniffing", async () => {
       const { storage, close } = await kind.open();
-      // 20 MB in 1 MB chunks: more than the hashing thread may lag behind, and several S3 parts.
+      // 20 MB in 1 MB chunks: several S3 parts.
       const parts = chunks(20, 1024 * 1024);
       const whole = Buffer.concat(parts);
       const stored = await storage.write("uploads/a", Readable.from(parts), whole.length);

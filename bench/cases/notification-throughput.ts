@@ -115,14 +115,6 @@ export const notificationBench: BenchCase = {
       const rate = total / seconds;
       const reference = await rawAmqplib();
       const p99 = percentile(latencies, 99);
-      console.error(
-        "SLOWEST",
-        latencies
-          .map((l, i) => [i, Math.round(l)])
-          .sort((a, b) => b[1]! - a[1]!)
-          .slice(0, 6)
-          .join(" "),
-      );
       return [
         // Ratio: against raw amqplib publish + consume of as many messages, measured just after.
         atLeast("notifications.deliveries", "deliveries/s", rate, reference, 2000),

@@ -54,7 +54,6 @@ export class DiskStorage implements FileStorage {
       await rename(partial, path);
       return await meter.result(key);
     } catch (error) {
-      meter.abandon();
       await rm(partial, { force: true });
       throw error;
     }

@@ -1,5 +1,5 @@
+import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
-import { type ContentHashing, hashContent } from "./content-hasher.ts";
 
 /** A stored object's key: lower-case words and slashes, never climbing out of the storage root. */
 const KEY = /^[a-z0-9][a-z0-9._-]*(\/[a-z0-9][a-z0-9._-]*)*$/;
@@ -75,7 +75,8 @@ const HEAD_BYTES = 4100;
 /** What `write` learns of a stream as it passes: size, hashes and first bytes, with the limit enforced. */
 export class UploadMeter {
   size = 0;
-  private readonly hashing: ContentHashing = hashContent();
+  private readonly sha1 = createHash("sha1");
+  private readonly sha256 = createHash("sha256");
   private readonly head: Buffer[] = [];
   private headBytes = 0;
 
@@ -86,7 +87,8 @@ export class UploadMeter {
     for await (const chunk of chunks) {
       this.size += chunk.length;
       if (this.size > this.maxBytes) throw new StoredFileTooLarge(this.maxBytes);
-      await this.hashing.update(chunk);
+      this.sha1.update(chunk);
+      this.sha256.update(chunk);
       if (this.headBytes < HEAD_BYTES) {
         this.head.push(chunk.subarray(0, HEAD_BYTES - this.headBytes));
         this.headBytes += Math.min(chunk.length, HEAD_BYTES - this.headBytes);
@@ -96,11 +98,13 @@ export class UploadMeter {
   }
 
   async result(key: string): Promise<StoredUpload> {
-    return { key, size: this.size, ...(await this.hashing.digest()), head: Buffer.concat(this.head) };
-  }
-
-  abandon(): void {
-    this.hashing.abandon();
+    return {
+      key,
+      size: this.size,
+      sha1: this.sha1.digest("hex"),
+      sha256: this.sha256.digest("hex"),
+      head: Buffer.concat(this.head),
+    };
   }
 }
 

@@ -63,7 +63,6 @@ export class S3Storage implements FileStorage {
       await upload.done();
       return await meter.result(key);
     } catch (error) {
-      meter.abandon();
       await upload.abort().catch(() => {});
       throw error;
     }
