@@ -3,6 +3,7 @@ import { P12Signer } from "@signpdf/signer-p12";
 import { SignPdf } from "@signpdf/signpdf";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { PDFDocument } from "pdf-lib";
+import { SAVE_OPTIONS } from "./seal-pdf.ts";
 import type { SigningCertificate } from "./signing-certificate.ts";
 
 /** Signs a document (PAdES baseline, CAdES detached) with the platform's certificate; returns the saved bytes. */
@@ -18,7 +19,7 @@ export function createPadesSigner(certificate: SigningCertificate) {
       subFilter: SUBFILTER_ETSI_CADES_DETACHED,
       signatureLength: 8192,
     });
-    const unsigned = await document.save({ useObjectStreams: false });
+    const unsigned = await document.save({ ...SAVE_OPTIONS, updateFieldAppearances: true });
     // A P12Signer reads its key material as it signs, so each signature gets a fresh one.
     const signer = new P12Signer(certificate.p12, { passphrase: certificate.passphrase });
     return signPdf.sign(Buffer.from(unsigned.buffer, unsigned.byteOffset, unsigned.byteLength), signer);
