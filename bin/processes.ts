@@ -94,7 +94,15 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         );
       }
       if (queues.some((queue) => queue.startsWith("notify."))) {
-        stopSweeper = startPendingSweeper({ sql: db.sql, broker, log }, config.notify.sweepIntervalMs);
+        const longestDelayMs = Math.max(0, ...config.notify.retryDelaysMs);
+        stopSweeper = startPendingSweeper(
+          { sql: db.sql, broker, log },
+          {
+            maxAttempts: config.notify.retryDelaysMs.length + 1,
+            staleRetryingSeconds: Math.ceil((longestDelayMs + config.notify.sendTimeoutMs) / 1000) + 60,
+          },
+          config.notify.sweepIntervalMs,
+        );
       }
     }
     if (parts.serveHttp) {

@@ -462,6 +462,36 @@ for (const mode of await testModes()) {
       await waitFor(() => twilio.received.some((m) => m.to === phone), 10_000, "the swept task's text");
     });
 
+    it("takes up a retrying task whose job was lost, or fails it when it has no attempt left", async () => {
+      const sql = platform.running.platform.db.sql;
+      const id = randomUUID();
+      const [withAttempts, spent] = ["+15559990006", "+15559990007"];
+      await sql`insert into notifications (id, application_id, body)
+                values (${id}, 'notify-app', ${sql.json({ id, channels: ["sms"], phones: [withAttempts, spent], content: "lost job" })})`;
+      // Both last tried long ago; one has attempts left (three in all here), the other none.
+      await sql`insert into delivery_tasks (notification_id, requested_channel, channel, position, phone, sending_status, attempts, detail, updated_at)
+                values (${id}, 'sms', 'sms', 0, ${withAttempts}, 'retrying', 1, 'gateway timeout', now() - interval '2 hours'),
+                       (${id}, 'sms', 'sms', 1, ${spent}, 'retrying', 3, 'gateway timeout', now() - interval '2 hours')`;
+      await waitFor(
+        () => twilio.received.some((m) => m.to === withAttempts),
+        10_000,
+        "the stale task's text",
+      );
+      await waitFor(
+        async () => {
+          const [row] =
+            await sql`select sending_status from delivery_tasks where phone = ${spent} and notification_id = ${id}`;
+          return row!.sending_status === "fail";
+        },
+        10_000,
+        "the spent task failed",
+      );
+      assert.ok(!twilio.received.some((m) => m.to === spent), "a task without attempts left is not sent");
+      const [spentRow] =
+        await sql`select detail from delivery_tasks where phone = ${spent} and notification_id = ${id}`;
+      assert.match(String(spentRow!.detail), /gateway timeout \(gave up: no attempt left\)/);
+    });
+
     it("takes SMS only from sms_ accounts, or from applications the operators approved", async () => {
       const plain = await userToken("mailer", ["plain-app", OTHER_SECRET]);
       const refused = await send(plain, { channels: ["sms"], phones: ["+15559990005"], content: "c" });

@@ -8,29 +8,54 @@ import { runPeriodically } from "../../runtime/periodic-task.ts";
 const PENDING_AGE_SECONDS = 30;
 const BATCH = 500;
 
+export interface SweepPolicy {
+  /** Attempts a task gets in all (the retry delays plus one). */
+  maxAttempts: number;
+  /**
+   * A `retrying` task untouched for this long has lost its job (a job that timed out on its last
+   * attempt, or was dead-lettered otherwise): its longest retry delay and send timeout are past.
+   */
+  staleRetryingSeconds: number;
+}
+
 /**
- * Publishes again the jobs of delivery tasks left `pending`: a gateway that died between its
- * commit and its publish, or a broker that refused the publish, loses no delivery. Several
- * sweepers may run; each takes different rows, and a duplicate job is harmless (the worker
- * leases the task and skips what is already sent).
+ * Publishes again the jobs of delivery tasks that lost theirs: tasks left `pending` (a gateway
+ * that died between its commit and its publish, a broker that refused the publish) and tasks left
+ * `retrying` past any retry they were waiting for. A stale task with attempts left is published
+ * again; one without is marked `fail`. Several sweepers may run; each takes different rows, and a
+ * duplicate job is harmless (the worker leases the task and skips what is already sent).
  */
 export function startPendingSweeper(
   deps: { sql: Sql; broker: Broker; log: Logger },
+  policy: SweepPolicy,
   intervalMs: number,
 ): () => void {
   const sweep = async () => {
     if (!deps.broker.isConnected()) return;
+    const failed = await deps.sql`
+      update delivery_tasks set sending_status = 'fail', updated_at = now(),
+        detail = coalesce(detail, '') || ' (gave up: no attempt left)'
+      where id in (
+        select id from delivery_tasks
+        where sending_status = 'retrying' and attempts >= ${policy.maxAttempts}
+          and updated_at < now() - make_interval(secs => ${policy.staleRetryingSeconds})
+        limit ${BATCH} for update skip locked)
+      returning id`;
     const due = await deps.sql<{ id: string; channel: string }[]>`
       update delivery_tasks set updated_at = now()
       where id in (
         select id from delivery_tasks
-        where sending_status = 'pending' and updated_at < now() - make_interval(secs => ${PENDING_AGE_SECONDS})
+        where (sending_status = 'pending' and updated_at < now() - make_interval(secs => ${PENDING_AGE_SECONDS}))
+           or (sending_status = 'retrying' and updated_at < now() - make_interval(secs => ${policy.staleRetryingSeconds}))
         order by updated_at limit ${BATCH} for update skip locked)
       returning id, channel`;
     for (const job of deliveryJobs(due)) {
       await deps.broker.publish(job.queue, job.message, { messageId: job.messageId });
     }
-    if (due.length > 0) deps.log.warn({ republished: due.length }, "republished jobs of tasks left pending");
+    if (due.length > 0)
+      deps.log.warn({ republished: due.length }, "republished jobs of tasks that lost theirs");
+    if (failed.length > 0)
+      deps.log.warn({ failed: failed.length }, "stale tasks without attempts left marked fail");
   };
   return runPeriodically(sweep, intervalMs, deps.log, "pending sweep");
 }
