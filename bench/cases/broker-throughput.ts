@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { RabbitMqBroker } from "../../runtime/broker/rabbitmq-broker.ts";
 import { declarationsFor } from "../../runtime/broker/topology.ts";
 import { type BenchCase, higherIsBetter } from "../bench-result.ts";
+import { median } from "../load.ts";
 
 const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
 const MESSAGES = 10_000;
@@ -84,11 +85,6 @@ async function platformBroker(): Promise<number> {
   for (const declaration of declarationsFor(definition)) await channel.deleteQueue(declaration.name);
   await connection.close();
   return rate;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 export const brokerBench: BenchCase = {

@@ -5,8 +5,9 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Agent, request } from "undici";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
+import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter } from "../bench-result.ts";
-import { startServer } from "../load.ts";
+import { median, startServer } from "../load.ts";
 
 const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
@@ -16,11 +17,6 @@ const SECRET = "bench-files-secret-0123456789abcdefghijklm";
 const SIZE = 100 * 1024 * 1024;
 const ROUNDS = 3;
 const BOUNDARY = "bench-files-boundary-41d2";
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** Seconds `work` takes. */
 async function timed(work: () => Promise<unknown>): Promise<number> {
@@ -68,15 +64,14 @@ export const fileBench: BenchCase = {
     const client = new Agent({ connections: 1 });
     try {
       const url = `http://127.0.0.1:${PORT}`;
-      const tokenResponse = await fetch(`${url}/oauth2/token`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          authorization: `Basic ${Buffer.from(`bench-files:${SECRET}`).toString("base64")}`,
+      const token = await issueToken(
+        url,
+        { id: "bench-files", secret: SECRET },
+        {
+          grant_type: "client_credentials",
+          scope: "notifications",
         },
-        body: "grant_type=client_credentials&scope=notifications",
-      });
-      const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+      );
       const copy = join(dir.path, "copy.bin");
       const rawCopy = () => pipeline(createReadStream(source), createWriteStream(copy));
       let fileId = "";

@@ -4,6 +4,7 @@ import postgres from "postgres";
 import { Agent, request } from "undici";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { RecordingServer } from "../../test/support/recording-server.ts";
+import { issueToken } from "../../test/support/tokens.ts";
 import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
 import { startServer } from "../load.ts";
 import { rawAmqplib } from "./broker-throughput.ts";
@@ -56,23 +57,20 @@ export const notificationBench: BenchCase = {
     };
     // The distributed deployment of compose.yaml: a gateway process and a worker process.
     const platform = await startServer(SERVER, PORT, { ...env, BENCH_PROCESS: "gateway" });
-    const worker = process.env.NO_WORKER
-      ? { stop: async () => {} }
-      : await startServer(SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
+    const worker = await startServer(SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
     const sql = postgres(db.url, { max: 1, onnotice: () => {} });
     // The load generator takes as little of the machine's two cores as it can.
     const client = new Agent({ connections: 32 });
     try {
       const url = `http://127.0.0.1:${PORT}`;
-      const tokenResponse = await fetch(`${url}/oauth2/token`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          authorization: `Basic ${Buffer.from(`bench-app:${SECRET}`).toString("base64")}`,
+      const token = await issueToken(
+        url,
+        { id: "bench-app", secret: SECRET },
+        {
+          grant_type: "client_credentials",
+          scope: "send_app_notification",
         },
-        body: "grant_type=client_credentials&scope=send_app_notification",
-      });
-      const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+      );
       // Sends arrive at a fixed rate, as from many independent apps, whatever the answers' pace;
       // each latency counts from when its send was due, so a slow answer cannot hide the queue
       // behind it.

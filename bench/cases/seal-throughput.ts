@@ -4,8 +4,9 @@ import { PDFDocument } from "pdf-lib";
 import { Agent, request } from "undici";
 import { makePdf, sealPng } from "../../test/support/pdf-fixtures.ts";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
+import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
-import { type BenchServer, startServer } from "../load.ts";
+import { type BenchServer, median, startServer } from "../load.ts";
 
 const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
@@ -31,11 +32,6 @@ function multipart(fields: Record<string, string>, pdf: Uint8Array): Buffer {
     pdf,
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Pages of text, as contracts and transcripts are. */
@@ -90,15 +86,14 @@ async function startSealing(signature: "pades" | "none", port: number) {
   const gateway = await startServer(SERVER, port, { ...env, BENCH_PROCESS: "gateway" });
   const worker = await startServer(SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
   const url = `http://127.0.0.1:${port}`;
-  const tokenResponse = await fetch(`${url}/oauth2/token`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from(`bench-seal:${SECRET}`).toString("base64")}`,
+  const token = await issueToken(
+    url,
+    { id: "bench-seal", secret: SECRET },
+    {
+      grant_type: "client_credentials",
+      scope: "signature",
     },
-    body: "grant_type=client_credentials&scope=signature",
-  });
-  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+  );
   const client = new Agent({ connections: 1 });
   /** One sealing call end to end, its multipart body made beforehand; its wall time in ms. */
   const seal = async (pdf: Uint8Array, fields: Record<string, string>): Promise<number> => {

@@ -204,11 +204,8 @@ export function fileRoutes(deps: GatewayDeps) {
     const received = await receive(c, file.id);
     const replaced = await replaceContent(deps.db.sql, file.id, received);
     if (!replaced) throw new PlatformError(ErrorCode.NotFound, `no file ${file.id}`);
-    if (received.thumbsizes)
-      await updateMeta(deps.db.sql, file.id, { meta: replaced.meta, thumbsizes: received.thumbsizes });
-    const current = (await fileById(deps.db.sql, file.id))!;
-    await makeThumbnails(current);
-    return c.json(workflowResponse([fileEntity(config, current)]), 200);
+    await makeThumbnails(replaced);
+    return c.json(workflowResponse([fileEntity(config, replaced)]), 200);
   });
 
   app.delete("/file/:id", async (c) => {

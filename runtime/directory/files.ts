@@ -64,17 +64,24 @@ export async function createFile(
   return (await fileById(sql, file.id))!;
 }
 
-/** New content for a file, its id kept. */
+/** New content for a file, its id kept; new thumbnail sizes with it when given. */
 export async function replaceContent(
   sql: Sql,
   id: string,
-  content: { name: string; mime: string; upload: StoredUpload; storageKey: string },
+  content: {
+    name: string;
+    mime: string;
+    upload: StoredUpload;
+    storageKey: string;
+    thumbsizes?: string[] | undefined;
+  },
 ): Promise<FileRecord | undefined> {
   const updated = await sql.begin(async (tx) => {
     await useBlob(tx, content.upload, content.storageKey);
     return tx`
       update files set name = ${content.name}, mime = ${content.mime}, size = ${content.upload.size},
-        sha1_hash = ${content.upload.sha1}, sha256 = ${content.upload.sha256}, updated_at = now()
+        sha1_hash = ${content.upload.sha1}, sha256 = ${content.upload.sha256},
+        thumbsizes = ${content.thumbsizes ?? tx`thumbsizes`}, updated_at = now()
       where id = ${id} returning id`;
   });
   return updated.length > 0 ? fileById(sql, id) : undefined;
