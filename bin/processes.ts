@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
 import { ALL_JOBS, jobCatalogue, queueDefinition, withOperatorPolicy } from "../contracts/jobs.ts";
@@ -8,6 +9,7 @@ import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { TemplateSource } from "../runtime/template-source.ts";
+import { OfficeConverter } from "../workers/export/office-converter.ts";
 import { startBlobSweeper } from "../workers/files/blob-sweeper.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
 import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
@@ -56,6 +58,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let stopSweeper = () => {};
   let stopBlobSweeper = () => {};
   let templates: TemplateSource | undefined;
+  let converter: OfficeConverter | undefined;
   const catalogue = withOperatorPolicy(jobCatalogue, {
     delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
     signTimeoutMs: config.sign.timeoutMs,
@@ -78,10 +81,20 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         maxBytes: config.export.templateMaxBytes,
         timeoutMs: config.export.timeoutMs,
       });
+      converter = new OfficeConverter({
+        python: config.export.officePython,
+        soffice: config.export.soffice,
+        profileDir: join(config.dataDir, "office-profile"),
+        timeoutMs: config.export.convertTimeoutMs,
+        log,
+      });
+      if (config.export.officePrewarm && queues.includes("export")) {
+        converter.warmUp().catch((error) => log.error({ err: error }, "LibreOffice could not be started"));
+      }
       const handlers = createJobHandlers({
         delivery: { sql: db.sql, senders, leaseSeconds },
         thumbnails: { sql: db.sql, storage: platform.storage },
-        export: { storage: platform.storage, templates },
+        export: { storage: platform.storage, templates, converter, timeZone: config.export.timeZone },
         sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
       });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
@@ -116,6 +129,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     stopBlobSweeper();
     await Promise.all(consumers.map((consumer) => consumer.stop(0)));
     await templates?.close();
+    await converter?.close();
     await Promise.all([...senders.values()].map((sender) => sender.close()));
     await broker.close();
     await db.close();
@@ -133,6 +147,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
       await templates?.close();
+      await converter?.close();
       await Promise.all([...senders.values()].map((sender) => sender.close()));
       await broker.close();
       await db.close();

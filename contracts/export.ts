@@ -16,8 +16,9 @@ export const exportFieldSchema = z
 
 export type ExportField = z.infer<typeof exportFieldSchema>;
 
-/** The formats exported so far; spec 001's docx, pdf and png join them. */
-export const EXPORT_FORMATS = ["xlsx"] as const;
+/** Spec 001's export formats: documents from a word-processing template, and spreadsheets. */
+export const EXPORT_FORMATS = ["docx", "pdf", "png", "xlsx"] as const;
+export const DOCUMENT_FORMATS = ["docx", "pdf", "png"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const cell = z.union([z.string().max(32_767), z.number(), z.boolean(), z.null()]);
@@ -33,6 +34,21 @@ export const xlsxExportSchema = z.object({
 
 export type XlsxExport = z.infer<typeof xlsxExportSchema>;
 
+/** Most pages one image export answers with. */
+export const MAX_IMAGE_PAGES = 50;
+
+/** Document export: a template filled with a map of data, as a document or a page image. */
+export const documentExportSchema = z.object({
+  data: z.record(z.string().max(200), z.unknown()).default({}),
+  fields: z.array(exportFieldSchema).max(1000).default([]),
+  /** Images only: the 0-based page; absent means page 0 for a stream and every page for JSON. */
+  page: z.number().int().min(0).max(10_000).optional(),
+  /** Every page as a file (a JSON answer without `page`), rather than one. */
+  allPages: z.boolean().default(false),
+});
+
+export type DocumentExport = z.infer<typeof documentExportSchema>;
+
 /** What the gateway asks an `export` worker to render. */
 export const exportJobSchema = z
   .object({
@@ -40,20 +56,37 @@ export const exportJobSchema = z
     /** Where the template is: a URL the worker fetches under the operator's host rules. */
     templateUri: z.string().max(2048).optional(),
     xlsx: xlsxExportSchema.optional(),
-    outputKey: z.string().min(1).max(500),
+    document: documentExportSchema.optional(),
+    /** Where the outputs go: `<prefix>.<ext>`, or `<prefix>-<page>.png` per page. */
+    outputPrefix: z.string().min(1).max(500),
   })
   .refine((job) => job.format !== "xlsx" || job.xlsx !== undefined, {
     message: "an xlsx export needs its data",
+  })
+  .refine((job) => job.format === "xlsx" || (job.document !== undefined && job.templateUri !== undefined), {
+    message: "a document export needs a template and its data",
   });
 
 export type ExportJob = z.infer<typeof exportJobSchema>;
 
-export interface ExportResult {
-  outputKey: string;
+/** One stored output of an export: the document, or one page's image. */
+export interface ExportOutput {
+  key: string;
   bytes: number;
+  sha1: string;
+  sha256: string;
+  /** Images: the 0-based page shown. */
+  page?: number;
+}
+
+export interface ExportResult {
   mime: string;
+  outputs: ExportOutput[];
 }
 
 export const EXPORT_MIME: Record<ExportFormat, string> = {
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  pdf: "application/pdf",
+  png: "image/png",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };

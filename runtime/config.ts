@@ -88,6 +88,26 @@ const environmentSchema = z.object({
   EXPORT_TEMPLATE_MAX_BYTES: integer(1024, 1024 ** 3).default(20 * 1024 * 1024),
   /** How long the gateway waits for an export worker (template fetch and rendering). */
   EXPORT_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
+  /** Time zone of dates filled into documents (`${when:yyyy-MM-dd HH:mm}`); default the host's. */
+  EXPORT_TIME_ZONE: z
+    .string()
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat("en", { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, "an IANA time zone such as Asia/Shanghai")
+    .optional(),
+  /** LibreOffice's `soffice` for PDF and image exports. */
+  EXPORT_SOFFICE: z.string().min(1).default("soffice"),
+  /** A Python with LibreOffice's UNO bindings (Debian's python3-uno is for /usr/bin/python3). */
+  EXPORT_OFFICE_PYTHON: z.string().min(1).default("/usr/bin/python3"),
+  /** Longest one document conversion may take before LibreOffice is restarted. */
+  EXPORT_CONVERT_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
+  /** Start LibreOffice when an export worker starts, not at its first PDF or image export. */
+  EXPORT_OFFICE_PREWARM: z.enum(["true", "false"], "true or false").default("false"),
   /** Operator token for the admin API; unset, the admin API answers 404. */
   ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
 });
@@ -126,7 +146,16 @@ export interface Config {
     p12File: string | undefined;
     p12Passphrase: string;
   };
-  export: { templateHosts: string[]; templateMaxBytes: number; timeoutMs: number };
+  export: {
+    templateHosts: string[];
+    templateMaxBytes: number;
+    timeoutMs: number;
+    timeZone: string;
+    soffice: string;
+    officePython: string;
+    convertTimeoutMs: number;
+    officePrewarm: boolean;
+  };
   notify: { retryDelaysMs: number[]; sendTimeoutMs: number; sweepIntervalMs: number };
 }
 
@@ -203,6 +232,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       templateHosts: e.EXPORT_TEMPLATE_HOSTS ?? [],
       templateMaxBytes: e.EXPORT_TEMPLATE_MAX_BYTES,
       timeoutMs: e.EXPORT_TIMEOUT_MS,
+      timeZone: e.EXPORT_TIME_ZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+      soffice: e.EXPORT_SOFFICE,
+      officePython: e.EXPORT_OFFICE_PYTHON,
+      convertTimeoutMs: e.EXPORT_CONVERT_TIMEOUT_MS,
+      officePrewarm: e.EXPORT_OFFICE_PREWARM === "true",
     },
     notify: {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,

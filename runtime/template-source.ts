@@ -40,22 +40,23 @@ export class TemplateSource {
     });
   }
 
-  async fetch(uri: string): Promise<Buffer> {
+  /** `what` names the URI in errors: the template, or an image of the data. */
+  async fetch(uri: string, what = "template"): Promise<Buffer> {
     let url: URL;
     try {
       url = new URL(uri);
     } catch {
-      throw new PlatformError(ErrorCode.InvalidArgument, `template: ${JSON.stringify(uri)} is not a URL`);
+      throw new PlatformError(ErrorCode.InvalidArgument, `${what}: ${JSON.stringify(uri)} is not a URL`);
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new PlatformError(ErrorCode.InvalidArgument, "template: only http and https URLs are fetched");
+      throw new PlatformError(ErrorCode.InvalidArgument, `${what}: only http and https URLs are fetched`);
     }
     const own = `${this.options.publicUrl}/file/`;
-    if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length));
+    if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length), what);
     if (!hostAllowed(url.hostname, this.options.allowedHosts)) {
       throw new PlatformError(
         ErrorCode.PermissionDenied,
-        `template: the host ${url.hostname} is not among those templates may come from (EXPORT_TEMPLATE_HOSTS)`,
+        `${what}: the host ${url.hostname} is not among those the export service may fetch from (EXPORT_TEMPLATE_HOSTS)`,
       );
     }
     let response: Awaited<ReturnType<typeof request>>;
@@ -65,14 +66,14 @@ export class TemplateSource {
     } catch (error) {
       throw new PlatformError(
         ErrorCode.Unprocessable,
-        `template: ${url.host} could not be reached: ${(error as Error).message}`,
+        `${what}: ${url.host} could not be reached: ${(error as Error).message}`,
       );
     }
     if (response.statusCode !== 200) {
       await response.body.dump();
       throw new PlatformError(
         ErrorCode.Unprocessable,
-        `template: ${url.host} answered ${response.statusCode}`,
+        `${what}: ${url.host} answered ${response.statusCode}`,
       );
     }
     const chunks: Buffer[] = [];
@@ -83,7 +84,7 @@ export class TemplateSource {
         response.body.destroy();
         throw new PlatformError(
           ErrorCode.Unprocessable,
-          `template: larger than ${this.options.maxBytes} bytes`,
+          `${what}: larger than ${this.options.maxBytes} bytes`,
         );
       }
       chunks.push(chunk as Buffer);
@@ -91,20 +92,17 @@ export class TemplateSource {
     return Buffer.concat(chunks);
   }
 
-  private async ownFile(id: string): Promise<Buffer> {
+  private async ownFile(id: string, what: string): Promise<Buffer> {
     const file = /^[0-9a-f-]{36}$/.test(id) ? await fileById(this.options.sql, id) : undefined;
-    if (!file) throw new PlatformError(ErrorCode.InvalidArgument, `template: no file ${id} on this platform`);
+    if (!file) throw new PlatformError(ErrorCode.InvalidArgument, `${what}: no file ${id} on this platform`);
     if (file.meta.secure === true) {
       throw new PlatformError(
         ErrorCode.PermissionDenied,
-        "template: a secure file cannot serve as a template",
+        `${what}: a secure file cannot be read by the export service`,
       );
     }
     if (file.size > this.options.maxBytes) {
-      throw new PlatformError(
-        ErrorCode.Unprocessable,
-        `template: larger than ${this.options.maxBytes} bytes`,
-      );
+      throw new PlatformError(ErrorCode.Unprocessable, `${what}: larger than ${this.options.maxBytes} bytes`);
     }
     return this.options.storage.readBytes(file.storageKey);
   }

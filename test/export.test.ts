@@ -170,7 +170,7 @@ for (const mode of await testModes()) {
         const answer = await exportXlsx({ template: uri, data: "[[1]]" });
         assert.equal(answer.status, 403, uri);
         const envelope = (await answer.json()) as { errno: number; error: string };
-        assert.match(envelope.error, /is not among those templates may come from/);
+        assert.match(envelope.error, /is not among those the export service may fetch from/);
       }
       assert.equal(templateRequests, fetched, "no request left the platform for a host not allowed");
       const moved = await exportXlsx({ template: `http://localhost:${hostPort}/moved`, data: "[[1]]" });

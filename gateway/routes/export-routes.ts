@@ -1,7 +1,13 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { type ExportResult, exportJobSchema } from "../../contracts/export.ts";
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportJob,
+  type ExportResult,
+  exportJobSchema,
+} from "../../contracts/export.ts";
 import { createFile } from "../../runtime/directory/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -36,7 +42,7 @@ async function exportParameters(c: Context<GatewayEnv>): Promise<Parameters> {
 }
 
 /** A parameter that is JSON in a query string or form, or already a value in a JSON body. */
-function json(parameters: Parameters, name: string): unknown {
+function jsonParameter(parameters: Parameters, name: string): unknown {
   const value = parameters[name];
   if (typeof value !== "string") return value;
   try {
@@ -66,6 +72,60 @@ function boolean(parameters: Parameters, name: string): boolean | undefined {
   throw new PlatformError(ErrorCode.InvalidArgument, `${name}: true or false`);
 }
 
+function template(parameters: Parameters): string | undefined {
+  const value = parameters.template;
+  if (value === undefined || value === "") return undefined;
+  if (typeof value !== "string") throw new PlatformError(ErrorCode.InvalidArgument, "template: a URI");
+  return value;
+}
+
+function invalid(issues: readonly { path: readonly PropertyKey[]; message: string }[]): PlatformError {
+  const issue = issues[0]!;
+  const at = issue.path.filter((p) => p !== "xlsx" && p !== "document").join(".");
+  return new PlatformError(ErrorCode.InvalidArgument, `${at || "parameters"}: ${issue.message}`);
+}
+
+const wantsJson = (c: Context<GatewayEnv>) => c.req.header("accept")?.includes("application/json") === true;
+
+/** The export job a request asks for, checked at the edge. */
+function exportJob(format: ExportFormat, parameters: Parameters, json: boolean): ExportJob {
+  const templateUri = template(parameters);
+  const outputPrefix = `exports/${timeOrderedId()}`;
+  const job = exportJobSchema.safeParse(
+    format === "xlsx"
+      ? {
+          format,
+          ...(templateUri ? { templateUri } : {}),
+          xlsx: {
+            data: jsonParameter(parameters, "data"),
+            fields: jsonParameter(parameters, "fields") ?? [],
+            label: boolean(parameters, "label"),
+            row: integer(parameters, "row"),
+            column: integer(parameters, "column"),
+          },
+          outputPrefix,
+        }
+      : {
+          format,
+          templateUri,
+          document: {
+            data: jsonParameter(parameters, "data") ?? {},
+            fields: jsonParameter(parameters, "fields") ?? [],
+            page: format === "png" ? integer(parameters, "page") : undefined,
+            allPages: format === "png" && json,
+          },
+          outputPrefix,
+        },
+  );
+  if (!job.success) {
+    if (format !== "xlsx" && !templateUri) {
+      throw new PlatformError(ErrorCode.InvalidArgument, "template: required for a document export");
+    }
+    throw invalid(job.error.issues);
+  }
+  return job.data;
+}
+
 /** Spec 001's export service, at `{export_url}` = PUBLIC_URL/export. */
 export function exportRoutes(deps: GatewayDeps) {
   const { config } = deps;
@@ -73,58 +133,54 @@ export function exportRoutes(deps: GatewayDeps) {
   app.use("/export/*", surface("platform"));
   app.use("/export/*", requireToken(deps.oauth.accessTokens, { scopes: [] }));
 
-  app.post("/export/xlsx", async (c) => {
-    const parameters = await exportParameters(c);
-    const template =
-      typeof parameters.template === "string" && parameters.template !== "" ? parameters.template : undefined;
-    const job = exportJobSchema.safeParse({
-      format: "xlsx",
-      ...(template ? { templateUri: template } : {}),
-      xlsx: {
-        data: json(parameters, "data"),
-        fields: json(parameters, "fields") ?? [],
-        label: boolean(parameters, "label"),
-        row: integer(parameters, "row"),
-        column: integer(parameters, "column"),
-      },
-      outputKey: `exports/${timeOrderedId()}.xlsx`,
-    });
-    if (!job.success) {
-      const issue = job.error.issues[0]!;
-      const at = issue.path.filter((p) => p !== "xlsx").join(".");
-      throw new PlatformError(ErrorCode.InvalidArgument, `${at || "parameters"}: ${issue.message}`);
+  app.post("/export/:format", async (c) => {
+    const format = c.req.param("format") as ExportFormat;
+    if (!EXPORT_FORMATS.includes(format)) {
+      throw new PlatformError(
+        ErrorCode.NotFound,
+        `no export format ${JSON.stringify(format)}: one of ${EXPORT_FORMATS.join(", ")}`,
+      );
     }
-    const result = (await deps.broker.request("export", job.data, {
+    const json = wantsJson(c);
+    const job = exportJob(format, await exportParameters(c), json);
+    const result = (await deps.broker.request("export", job, {
       timeoutMs: config.export.timeoutMs,
-    })) as ExportResult & {
-      sha1: string;
-      sha256: string;
-    };
-    if (c.req.header("accept")?.includes("application/json")) {
-      // The document becomes a file of the file service; the answer links to it.
+    })) as ExportResult;
+    const extension = format;
+    if (json) {
+      // Each output becomes a file of the file service; the answer links to them.
       const token = c.get("token");
-      const id = timeOrderedId();
-      await createFile(deps.db.sql, {
-        id,
-        name: "export.xlsx",
-        mime: result.mime,
-        upload: {
-          key: result.outputKey,
-          size: result.bytes,
-          sha1: result.sha1,
-          sha256: result.sha256,
-          head: Buffer.alloc(0),
-        },
-        storageKey: result.outputKey,
-        owner: { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId },
-      });
-      return c.json({ files: [{ uri: fileUrl(config, id) }] }, 200);
+      const files: { uri: string; page?: number }[] = [];
+      for (const output of result.outputs) {
+        const id = timeOrderedId();
+        await createFile(deps.db.sql, {
+          id,
+          name: output.page === undefined ? `export.${extension}` : `export-${output.page}.${extension}`,
+          mime: result.mime,
+          upload: {
+            key: output.key,
+            size: output.bytes,
+            sha1: output.sha1,
+            sha256: output.sha256,
+            head: Buffer.alloc(0),
+          },
+          storageKey: output.key,
+          owner: { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId },
+        });
+        files.push(
+          output.page === undefined
+            ? { uri: fileUrl(config, id) }
+            : { uri: fileUrl(config, id), page: output.page },
+        );
+      }
+      return c.json({ files }, 200);
     }
-    return new Response(deps.storage.readStream(result.outputKey), {
+    const output = result.outputs[0]!;
+    return new Response(deps.storage.readStream(output.key), {
       headers: {
         "content-type": result.mime,
-        "content-length": String(result.bytes),
-        "content-disposition": 'attachment; filename="export.xlsx"',
+        "content-length": String(output.bytes),
+        "content-disposition": `attachment; filename="export.${extension}"`,
       },
     });
   });

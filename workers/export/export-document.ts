@@ -1,39 +1,49 @@
+import { createReadStream } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { EXPORT_MIME, type ExportJob, type ExportResult } from "../../contracts/export.ts";
+import {
+  type DocumentExport,
+  EXPORT_MIME,
+  type ExportJob,
+  type ExportOutput,
+  type ExportResult,
+  MAX_IMAGE_PAGES,
+} from "../../contracts/export.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { TemplateSource } from "../../runtime/template-source.ts";
 import type { JobContext } from "../job-runner.ts";
+import { imageSourcesIn, loadImages } from "./docx-images.ts";
+import { renderDocx } from "./docx-template.ts";
+import type { OfficeConverter } from "./office-converter.ts";
+import { pageCount, renderPages } from "./pdf-pages.ts";
 import { renderXlsx } from "./xlsx-export.ts";
 
 export interface ExportDeps {
   storage: FileStorage;
   templates: TemplateSource;
+  converter: OfficeConverter;
+  /** The zone dates in documents are shown in. */
+  timeZone: string;
 }
 
 /**
- * The `export` job: fetches the template, renders the document and stores it as a blob of the
- * file service (so the gateway can answer with a file link or the stream), answering where it is.
+ * The `export` job: fetches the template, renders the document (PDF and page images through
+ * LibreOffice) and stores each output as a blob of the file service, so the gateway can answer
+ * with file links or the stream, answering where they are.
  */
 export function exportDocument(deps: ExportDeps) {
   return async (job: ExportJob, context: JobContext): Promise<HandlerOutcome> => {
     try {
       const template = job.templateUri ? await deps.templates.fetch(job.templateUri) : undefined;
-      const bytes = await render(job, template);
-      const stored = await deps.storage.write(
-        job.outputKey,
-        Readable.from([bytes]),
-        Number.POSITIVE_INFINITY,
-      );
-      const blobKey = await deps.storage.promote(stored.key, stored.sha256);
-      const reply: ExportResult & { sha1: string; sha256: string } = {
-        outputKey: blobKey,
-        bytes: stored.size,
-        mime: EXPORT_MIME[job.format],
-        sha1: stored.sha1,
-        sha256: stored.sha256,
-      };
+      const outputs =
+        job.format === "xlsx"
+          ? [await store(deps.storage, `${job.outputPrefix}.xlsx`, await spreadsheet(job, template))]
+          : await documentOutputs(deps, job, template!, job.document!);
+      const reply: ExportResult = { mime: EXPORT_MIME[job.format], outputs };
       return { outcome: "done", reply };
     } catch (error) {
       if (error instanceof PlatformError) return { outcome: "fail", reason: error.message, code: error.code };
@@ -47,8 +57,7 @@ export function exportDocument(deps: ExportDeps) {
   };
 }
 
-/** The document of the job's format; a format joins by adding its renderer here. */
-async function render(job: ExportJob, template: Buffer | undefined): Promise<Buffer> {
+async function spreadsheet(job: ExportJob, template: Buffer | undefined): Promise<Buffer> {
   try {
     return await renderXlsx(job.xlsx!, template);
   } catch (error) {
@@ -57,4 +66,76 @@ async function render(job: ExportJob, template: Buffer | undefined): Promise<Buf
       `the spreadsheet could not be made: ${(error as Error).message}`,
     );
   }
+}
+
+async function documentOutputs(
+  deps: ExportDeps,
+  job: ExportJob,
+  template: Buffer,
+  request: DocumentExport,
+): Promise<ExportOutput[]> {
+  const fieldTypes = new Map(
+    request.fields.flatMap((field) => (field.type ? [[field.name, field.type]] : [])),
+  );
+  const images = await loadImages(imageSourcesIn(request.data, fieldTypes), (uri) =>
+    deps.templates.fetch(uri, "image"),
+  );
+  const docx = renderDocx({
+    template,
+    data: request.data,
+    fields: request.fields,
+    images,
+    timeZone: deps.timeZone,
+  });
+  if (job.format === "docx") return [await store(deps.storage, `${job.outputPrefix}.docx`, docx)];
+
+  const dir = await mkdtemp(join(tmpdir(), "open-platform-export-"));
+  try {
+    const docxPath = join(dir, "document.docx");
+    const pdfPath = join(dir, "document.pdf");
+    await writeFile(docxPath, docx);
+    await deps.converter.convert(docxPath, pdfPath);
+    if (job.format === "pdf") return [await storeFile(deps.storage, `${job.outputPrefix}.pdf`, pdfPath)];
+
+    const pages = await pageCount(await readFile(pdfPath));
+    const first = request.page ?? 0;
+    if (first >= pages) {
+      throw new PlatformError(
+        ErrorCode.InvalidArgument,
+        `page: ${first} is past the document's last page (${pages} page${pages === 1 ? "" : "s"}, counted from 0)`,
+      );
+    }
+    const last =
+      request.allPages && request.page === undefined ? Math.min(pages, MAX_IMAGE_PAGES) - 1 : first;
+    const images = await renderPages(pdfPath, dir, first, last);
+    const outputs: ExportOutput[] = [];
+    for (const image of images) {
+      const stored = await storeFile(deps.storage, `${job.outputPrefix}-${image.page}.png`, image.path);
+      outputs.push({ ...stored, page: image.page });
+    }
+    return outputs;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function store(storage: FileStorage, key: string, bytes: Buffer): Promise<ExportOutput> {
+  return promote(storage, await storage.write(key, Readable.from([bytes]), Number.POSITIVE_INFINITY));
+}
+
+async function storeFile(storage: FileStorage, key: string, path: string): Promise<ExportOutput> {
+  return promote(storage, await storage.write(key, createReadStream(path), Number.POSITIVE_INFINITY));
+}
+
+/** Outputs are kept as content-addressed blobs, like uploads, so a file record can point at them. */
+async function promote(
+  storage: FileStorage,
+  stored: Awaited<ReturnType<FileStorage["write"]>>,
+): Promise<ExportOutput> {
+  return {
+    key: await storage.promote(stored.key, stored.sha256),
+    bytes: stored.size,
+    sha1: stored.sha1,
+    sha256: stored.sha256,
+  };
 }
