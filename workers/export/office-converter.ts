@@ -45,6 +45,11 @@ export class OfficeConverter {
 
   constructor(private readonly options: OfficeConverterOptions) {}
 
+  /** The running bridge's process (its group holds soffice), if LibreOffice runs. */
+  get pid(): number | undefined {
+    return this.office?.process.pid;
+  }
+
   /** Starts LibreOffice now rather than at the first conversion. */
   async warmUp(): Promise<void> {
     const office = this.running();
