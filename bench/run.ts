@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { BenchCase, BenchResult } from "./bench-result.ts";
 import { brokerBench } from "./cases/broker-throughput.ts";
+import { exportBench } from "./cases/export-throughput.ts";
 import { fileBench } from "./cases/file-throughput.ts";
 import { gatewayBench } from "./cases/gateway-throughput.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
@@ -8,7 +9,15 @@ import { oauthBench } from "./cases/oauth-throughput.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
 
 // `npm run bench [-- <name>…]`: runs the benchmarks, prints a table, writes bench-results.json.
-const CASES: BenchCase[] = [brokerBench, gatewayBench, oauthBench, notificationBench, sealBench, fileBench];
+const CASES: BenchCase[] = [
+  brokerBench,
+  gatewayBench,
+  oauthBench,
+  notificationBench,
+  sealBench,
+  fileBench,
+  exportBench,
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !CASES.some((c) => c.name === name));

@@ -154,7 +154,7 @@ describe("document templates", () => {
     assert.doesNotMatch(hidden.xml, /5000|row in the section/);
   });
 
-  it("refuses a section that never closes, and a package that is not a document", () => {
+  it("refuses a section that never closes, a package that is not a document, and tags of another syntax", () => {
     assert.throws(
       () => render([{ paragraph: ["==${open}== forever"] }], {}),
       /template: the section ==\$\{open\}== opens but never closes/,
@@ -171,6 +171,10 @@ describe("document templates", () => {
       /template: not a \.docx document/,
     );
     assert.throws(() => render([{ paragraph: ["${never closed"] }], {}), /template: /);
+    assert.throws(
+      () => render([{ paragraph: ["${#list}x${/list} ${@xml}"] }], {}),
+      /template: \$\{#list\} is not a placeholder of the template syntax/,
+    );
   });
 
   it("draws images (file objects and image-typed URLs) and things as barcodes, in groups too", async () => {
