@@ -6,7 +6,8 @@ import { declarationsFor } from "../../runtime/broker/topology.ts";
 import { type BenchCase, higherIsBetter } from "../bench-result.ts";
 import { median } from "../load.ts";
 
-const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
+import { AMQP_URL } from "../platform-env.ts";
+
 const MESSAGES = 10_000;
 /** Alternating rounds of reference and platform; the median of each is compared. */
 const ROUNDS = 5;

@@ -13,11 +13,9 @@ import { renderDocx } from "../../workers/export/docx-template.ts";
 import { OfficeConverter } from "../../workers/export/office-converter.ts";
 import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
 import { median, startServer } from "../load.ts";
+import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 
 const run = promisify(execFile);
-const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
-const SERVER = new URL("../servers/platform.ts", import.meta.url);
 const PORT = 18_983;
 const SECRET = "bench-export-secret-0123456789abcdefghijk";
 const SECONDS = 3;
@@ -128,13 +126,8 @@ export const exportBench: BenchCase = {
           applications: [{ id: "bench-export", secret: SECRET, name: "Bench", scopes: ["notifications"] }],
         }),
       );
-      server = await startServer(SERVER, PORT, {
-        DATA_DIR: dir.path,
-        HOST: "127.0.0.1",
-        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
-        DATABASE_URL: db.url,
-        AMQP_URL,
-        BOOTSTRAP_FILE: bootstrap,
+      server = await startServer(PLATFORM_SERVER, PORT, {
+        ...platformEnv(dir.path, db.url, bootstrap),
         EXPORT_OFFICE_PREWARM: "true",
         BENCH_PROCESS: "all-in-one",
       });

@@ -8,10 +8,8 @@ import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter } from "../bench-result.ts";
 import { median, startServer } from "../load.ts";
+import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 
-const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
-const SERVER = new URL("../servers/platform.ts", import.meta.url);
 const PORT = 18_981;
 const SECRET = "bench-files-secret-0123456789abcdefghijklm";
 const SIZE = 100 * 1024 * 1024;
@@ -52,15 +50,8 @@ export const fileBench: BenchCase = {
         applications: [{ id: "bench-files", secret: SECRET, name: "Bench", scopes: ["notifications"] }],
       }),
     );
-    const env = {
-      DATA_DIR: dir.path,
-      HOST: "127.0.0.1",
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
-      DATABASE_URL: db.url,
-      AMQP_URL,
-      BOOTSTRAP_FILE: bootstrap,
-    };
-    const gateway = await startServer(SERVER, PORT, { ...env, BENCH_PROCESS: "gateway" });
+    const env = platformEnv(dir.path, db.url, bootstrap);
+    const gateway = await startServer(PLATFORM_SERVER, PORT, { ...env, BENCH_PROCESS: "gateway" });
     const client = new Agent({ connections: 1 });
     try {
       const url = `http://127.0.0.1:${PORT}`;

@@ -7,17 +7,15 @@ import { RecordingServer } from "../../test/support/recording-server.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
 import { startServer } from "../load.ts";
+import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { rawAmqplib } from "./broker-throughput.ts";
 
-const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
 const PORT = 18_961;
 const SENDS = 100;
 const RECIPIENTS = 100;
 // 5,000 recipients a second offered: two and a half times the delivery target.
 const SENDS_PER_SECOND = 50;
 const WARM_UP_SENDS = 20;
-const SERVER = new URL("../servers/platform.ts", import.meta.url);
 const SECRET = "bench-notify-secret-0123456789abcdefghijk";
 
 function percentile(values: number[], p: number): number {
@@ -47,17 +45,10 @@ export const notificationBench: BenchCase = {
         ],
       }),
     );
-    const env = {
-      DATA_DIR: dir.path,
-      HOST: "127.0.0.1",
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
-      DATABASE_URL: db.url,
-      AMQP_URL,
-      BOOTSTRAP_FILE: bootstrap,
-    };
+    const env = platformEnv(dir.path, db.url, bootstrap);
     // The distributed deployment of compose.yaml: a gateway process and a worker process.
-    const platform = await startServer(SERVER, PORT, { ...env, BENCH_PROCESS: "gateway" });
-    const worker = await startServer(SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
+    const platform = await startServer(PLATFORM_SERVER, PORT, { ...env, BENCH_PROCESS: "gateway" });
+    const worker = await startServer(PLATFORM_SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
     const sql = postgres(db.url, { max: 1, onnotice: () => {} });
     // The load generator takes as little of the machine's two cores as it can.
     const client = new Agent({ connections: 32 });

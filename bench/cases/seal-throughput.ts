@@ -7,10 +7,8 @@ import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
 import { type BenchServer, median, startServer } from "../load.ts";
+import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 
-const DATABASE_URL = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const AMQP_URL = process.env.AMQP_URL || "amqp://guest:guest@127.0.0.1:5672";
-const SERVER = new URL("../servers/platform.ts", import.meta.url);
 const PORT = 18_971;
 const SECRET = "bench-seal-secret-0123456789abcdefghijklmn";
 const ROUNDS = 30;
@@ -75,16 +73,11 @@ async function startSealing(signature: "pades" | "none", port: number) {
     }),
   );
   const env = {
-    DATA_DIR: dir.path,
-    HOST: "127.0.0.1",
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
-    DATABASE_URL: db.url,
-    AMQP_URL,
-    BOOTSTRAP_FILE: bootstrap,
+    ...platformEnv(dir.path, db.url, bootstrap),
     SIGN_SIGNATURE: signature,
   };
-  const gateway = await startServer(SERVER, port, { ...env, BENCH_PROCESS: "gateway" });
-  const worker = await startServer(SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
+  const gateway = await startServer(PLATFORM_SERVER, port, { ...env, BENCH_PROCESS: "gateway" });
+  const worker = await startServer(PLATFORM_SERVER, 0, { ...env, BENCH_PROCESS: "worker" });
   const url = `http://127.0.0.1:${port}`;
   const token = await issueToken(
     url,
