@@ -35,7 +35,7 @@ async function* multipartFrom(path: string): AsyncGenerator<Buffer> {
 export const fileBench: BenchCase = {
   name: "files",
   description:
-    "100 MB upload and download through a gateway process, against a raw disk copy of the same file",
+    "100 MB upload and download through a gateway process, against a raw disk copy (flushed, like an upload) of the same file",
   async run(): Promise<BenchResult[]> {
     const dir = await tempDir("op-bench-files-");
     const db = await freshDatabase(DATABASE_URL);
@@ -64,7 +64,8 @@ export const fileBench: BenchCase = {
         },
       );
       const copy = join(dir.path, "copy.bin");
-      const rawCopy = () => pipeline(createReadStream(source), createWriteStream(copy));
+      // A durable copy, as an upload is: the platform flushes a file to disk before it answers.
+      const rawCopy = () => pipeline(createReadStream(source), createWriteStream(copy, { flush: true }));
       let fileId = "";
       const uploadOnce = async () => {
         const response = await request(`${url}/file?access_token=${token}`, {
@@ -81,8 +82,8 @@ export const fileBench: BenchCase = {
       const downloadOnce = async () => {
         const response = await request(`${url}/file/${fileId}`, { dispatcher: client });
         if (response.statusCode !== 200) throw new Error(`download answered ${response.statusCode}`);
-        // Written to disk, as the raw copy is.
-        await pipeline(response.body, createWriteStream(copy));
+        // Written to disk and flushed, as the raw copy is.
+        await pipeline(response.body, createWriteStream(copy, { flush: true }));
         if ((await stat(copy)).size !== SIZE) throw new Error("download incomplete");
       };
       const copies: number[] = [];

@@ -1,7 +1,7 @@
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { type FileHandle, mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { Readable } from "node:stream";
+import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   blobKey,
@@ -19,7 +19,71 @@ import {
  */
 const STREAM_CHUNK_BYTES = 1024 * 1024;
 
-/** File storage in a directory; objects are written to a `.partial` name, then renamed into place. */
+/** Written bytes after which a flush to disk starts while more keep arriving. */
+const FLUSH_EVERY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A file written and flushed to disk as it goes: a flush starts every few megabytes while the
+ * next bytes arrive, so the one that ends the write has little left to do. It ends only once
+ * every byte is on disk.
+ */
+class DurableFileWriter extends Writable {
+  private handle: FileHandle | undefined;
+  private unflushed = 0;
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly path: string) {
+    super({ highWaterMark: STREAM_CHUNK_BYTES });
+  }
+
+  override _construct(callback: (error?: Error | null) => void): void {
+    open(this.path, "w").then(
+      (handle) => {
+        this.handle = handle;
+        callback();
+      },
+      (error) => callback(error),
+    );
+  }
+
+  override _writev(chunks: { chunk: Buffer }[], callback: (error?: Error | null) => void): void {
+    const buffers = chunks.map(({ chunk }) => chunk);
+    this.handle!.writev(buffers).then((written) => {
+      this.unflushed += written.bytesWritten;
+      if (this.unflushed >= FLUSH_EVERY_BYTES && !this.flushing) {
+        this.unflushed = 0;
+        this.flushing = this.handle!.datasync().finally(() => {
+          this.flushing = undefined;
+        });
+        // A failure is seen by the final flush; this one only spreads the work.
+        this.flushing.catch(() => {});
+      }
+      callback();
+    }, callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    (async () => {
+      await this.flushing;
+      await this.handle!.datasync();
+    })().then(() => callback(), callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    const handle = this.handle;
+    this.handle = undefined;
+    (handle ? handle.close() : Promise.resolve()).then(
+      () => callback(error),
+      () => callback(error),
+    );
+  }
+}
+
+/**
+ * File storage in a directory. Objects are written to a `.partial` name, flushed to disk, then
+ * renamed into place and the rename flushed too: once a write has answered, a crash or power loss
+ * cannot take the object back, so a file record never points at bytes that are gone.
+ */
 export class DiskStorage implements FileStorage {
   private readonly directories = new Set<string>();
 
@@ -46,16 +110,22 @@ export class DiskStorage implements FileStorage {
     await this.ensureDirectory(dirname(path));
     const meter = new UploadMeter(maxBytes);
     try {
-      await pipeline(
-        source,
-        meter.measure.bind(meter),
-        createWriteStream(partial, { highWaterMark: STREAM_CHUNK_BYTES }),
-      );
-      await rename(partial, path);
+      await pipeline(source, meter.measure.bind(meter), new DurableFileWriter(partial));
+      await this.renameDurably(partial, path);
       return await meter.result(key);
     } catch (error) {
       await rm(partial, { force: true });
       throw error;
+    }
+  }
+
+  private async renameDurably(from: string, to: string): Promise<void> {
+    await rename(from, to);
+    const directory = await open(dirname(to), "r");
+    try {
+      await directory.sync();
+    } finally {
+      await directory.close();
     }
   }
 
@@ -64,7 +134,7 @@ export class DiskStorage implements FileStorage {
     const key = blobKey(sha256);
     const path = this.pathOf(key);
     await this.ensureDirectory(dirname(path));
-    await rename(this.pathOf(uploadKey), path);
+    await this.renameDurably(this.pathOf(uploadKey), path);
     return key;
   }
 
@@ -77,8 +147,8 @@ export class DiskStorage implements FileStorage {
     const partial = `${path}.partial`;
     await this.ensureDirectory(dirname(path));
     try {
-      await writeFile(partial, bytes);
-      await rename(partial, path);
+      await writeFile(partial, bytes, { flush: true });
+      await this.renameDurably(partial, path);
     } catch (error) {
       await rm(partial, { force: true });
       throw error;
