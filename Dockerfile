@@ -2,6 +2,11 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
+# LibreOffice Writer and its UNO bridge turn exported documents into PDF, poppler draws PDF pages
+# as PNG, the Droid fallback font sets Chinese text.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno poppler-utils fonts-droid-fallback fonts-dejavu-core \
+  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY contracts ./contracts
