@@ -119,8 +119,18 @@ function loopStart(name: string, expandTo: string) {
   return { module: "loop", location: "start", inverted: false, expandTo, value: name };
 }
 
+/** A loop's end; `near` (the part it is placed by) gives the position errors would name. */
 function loopEnd(name: string, near: Part): Part {
-  return { ...near, type: "placeholder", module: "loop", location: "end", value: name } as Part;
+  return {
+    type: "placeholder",
+    module: "loop",
+    location: "end",
+    value: name,
+    raw: `/${name}`,
+    offset: near.offset,
+    lIndex: near.lIndex,
+    num: near.num,
+  } as Part;
 }
 
 /**
