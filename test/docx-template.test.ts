@@ -251,5 +251,13 @@ describe("document templates", () => {
       ),
       /data: https:\/\/x.example\/a is not an image/,
     );
+    const twoPhotos = {
+      a: { name: "a", uri: "https://x.example/a" },
+      b: { name: "b", uri: "https://x.example/b" },
+    };
+    await assert.rejects(
+      loadImages(imageSourcesIn(twoPhotos, new Map()), async () => Buffer.alloc(600), 1000),
+      /data: the images of one document may not exceed 1000 bytes together/,
+    );
   });
 });

@@ -16,6 +16,8 @@ const EMU_PER_PIXEL = 9525; // 914,400 EMU per inch at 96 pixels per inch
 /** The widest an image is drawn: the text width of an A4 page with 2.5 cm margins (16 cm). */
 const MAX_WIDTH_EMU = 5_760_000;
 export const MAX_IMAGES_PER_DOCUMENT = 100;
+/** The most image bytes one document fetches, all images together. */
+export const MAX_IMAGE_BYTES_PER_DOCUMENT = 64 * 1024 * 1024;
 
 export const imageKey = (source: ImageSource) =>
   source.kind === "uri" ? `uri:${source.uri}` : `barcode:${source.code}`;
@@ -109,17 +111,27 @@ async function prepare(bytes: Buffer, what: string): Promise<PreparedImage> {
   };
 }
 
-/** Fetches and decodes the images of one document, a few at a time. */
+/** Fetches and decodes the images of one document, a few at a time, within a total size. */
 export async function loadImages(
   sources: ReadonlyMap<string, ImageSource>,
   fetchUri: (uri: string) => Promise<Buffer>,
+  maxTotalBytes = MAX_IMAGE_BYTES_PER_DOCUMENT,
 ): Promise<Map<string, PreparedImage>> {
   const entries = [...sources];
   const loaded = new Map<string, PreparedImage>();
+  let totalBytes = 0;
   const worker = async () => {
     for (let next = entries.shift(); next; next = entries.shift()) {
       const [key, source] = next;
       const bytes = source.kind === "uri" ? await fetchUri(source.uri) : await barcode(source.code);
+      totalBytes += bytes.length;
+      if (totalBytes > maxTotalBytes) {
+        entries.length = 0;
+        throw new PlatformError(
+          ErrorCode.InvalidArgument,
+          `data: the images of one document may not exceed ${maxTotalBytes} bytes together`,
+        );
+      }
       loaded.set(key, await prepare(bytes, source.kind === "uri" ? source.uri : source.code));
     }
   };
