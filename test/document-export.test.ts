@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import sharp from "sharp";
 import { buildDocx, readDocx } from "./support/docx-fixtures.ts";
-import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { issueToken } from "./support/tokens.ts";
 
 const run = promisify(execFile);
@@ -66,16 +66,11 @@ for (const mode of await testModes()) {
     before(async () => {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
-      await writeFile(
-        file,
-        JSON.stringify({
-          applications: [{ id: "docs-app", secret: SECRET, name: "Documents", scopes: ["notifications"] }],
-        }),
-      );
       platform = await startTestPlatform({
-        ...prepared.env,
-        BOOTSTRAP_FILE: file,
+        ...(await withBootstrap(prepared.env, {
+          applications: [{ id: "docs-app", secret: SECRET, name: "Documents", scopes: ["notifications"] }],
+        })),
+
         EXPORT_TIME_ZONE: "Asia/Shanghai",
       });
       token = await issueToken(

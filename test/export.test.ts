@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import ExcelJS from "exceljs";
-import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { issueToken } from "./support/tokens.ts";
 
 const SECRET = "export-app-secret-0123456789abcdefghijklm";
@@ -50,16 +48,11 @@ for (const mode of await testModes()) {
       hostPort = (templateHost.address() as AddressInfo).port;
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
-      await writeFile(
-        file,
-        JSON.stringify({
-          applications: [{ id: "export-app", secret: SECRET, name: "Export", scopes: ["notifications"] }],
-        }),
-      );
       platform = await startTestPlatform({
-        ...prepared.env,
-        BOOTSTRAP_FILE: file,
+        ...(await withBootstrap(prepared.env, {
+          applications: [{ id: "export-app", secret: SECRET, name: "Export", scopes: ["notifications"] }],
+        })),
+
         EXPORT_TEMPLATE_HOSTS: "templates.invalid,localhost",
       });
       token = await issueToken(

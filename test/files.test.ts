@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import type { FileEntity } from "../contracts/files.ts";
 import { sealPng } from "./support/pdf-fixtures.ts";
-import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { startS3Server } from "./support/s3-server.ts";
 import { issueToken } from "./support/tokens.ts";
 import { waitFor } from "./support/wait.ts";
@@ -84,10 +82,10 @@ for (const { mode, s3 } of variants) {
     before(async () => {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
-      await writeFile(
-        file,
-        JSON.stringify({
+      const bucket = s3 ? await startS3Server() : undefined;
+      if (bucket) stopS3 = bucket.stop;
+      platform = await startTestPlatform({
+        ...(await withBootstrap(prepared.env, {
           tenants: [{ domain: "example.edu", name: "Example University" }],
           applications: [
             {
@@ -101,14 +99,8 @@ for (const { mode, s3 } of variants) {
           users: [
             { tenant: "example.edu", account: "reader", name: "Reader", password: "reader password 1" },
           ],
-        }),
-      );
-      const bucket = s3 ? await startS3Server() : undefined;
-      if (bucket) stopS3 = bucket.stop;
-      platform = await startTestPlatform({
-        ...prepared.env,
+        })),
         ...bucket?.env,
-        BOOTSTRAP_FILE: file,
         FILE_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT),
       });
       owner = await token({ grant_type: "client_credentials", scope: "notifications" });

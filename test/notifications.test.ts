@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { createHmac, randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
 import { CampusAppStandIn } from "./support/campus-app-stand-in.ts";
-import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { RecordingServer } from "./support/recording-server.ts";
 import { TwilioStandIn } from "./support/twilio-stand-in.ts";
 import { waitFor } from "./support/wait.ts";
@@ -142,10 +140,8 @@ for (const mode of await testModes()) {
       }));
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
-      await writeFile(
-        file,
-        JSON.stringify({
+      platform = await startTestPlatform({
+        ...(await withBootstrap(prepared.env, {
           tenants: [{ domain: "example.edu", name: "Example University" }],
           applications: [
             {
@@ -223,11 +219,8 @@ for (const mode of await testModes()) {
               config: { webhookUrl: `${chat.url}/hooks/platform` },
             },
           ],
-        }),
-      );
-      platform = await startTestPlatform({
-        ...prepared.env,
-        BOOTSTRAP_FILE: file,
+        })),
+
         NOTIFY_RETRY_DELAYS_MS: "150,300",
         NOTIFY_SWEEP_INTERVAL_MS: "200",
       });

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Hono } from "hono";
 import { importJWK, type JWK, SignJWT } from "jose";
@@ -12,7 +10,7 @@ import { requireToken } from "../gateway/middleware/require-token.ts";
 import { surface } from "../gateway/middleware/surface.ts";
 import { AccessTokens } from "../gateway/oauth/access-tokens.ts";
 import { AuthorizationPages } from "./support/authorization-pages.ts";
-import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 
 const SIGN_SECRET = "sign-app-secret-0123456789abcdefghijklmnop";
 const WEB_SECRET = "web-app-secret-0123456789abcdefghijklmnopq";
@@ -150,11 +148,9 @@ for (const mode of await testModes()) {
     before(async () => {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      const file = join(prepared.env.DATA_DIR!, "bootstrap.json");
-      await writeFile(file, JSON.stringify(bootstrap));
       platform = await startTestPlatform({
-        ...prepared.env,
-        BOOTSTRAP_FILE: file,
+        ...(await withBootstrap(prepared.env, bootstrap)),
+
         ADMIN_TOKEN,
         LOGIN_MAX_FAILURES: "3",
       });

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { validate } from "@readme/openapi-parser";
 import postgres from "postgres";
-import { startTestPlatform, type TestPlatform, testModes } from "./support/platform.ts";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { TcpProxy } from "./support/rabbit.ts";
 import { realServices } from "./support/services.ts";
 import { waitFor } from "./support/wait.ts";
@@ -16,22 +14,19 @@ for (const mode of await testModes()) {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
     let env: Record<string, string>;
-    let bootstrapFile: string;
 
     before(async () => {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      bootstrapFile = join(prepared.env.DATA_DIR!, "bootstrap.json");
-      await writeFile(
-        bootstrapFile,
-        JSON.stringify({
+      env = {
+        ...(await withBootstrap(prepared.env, {
           tenants: [
             { domain: "example.edu", name: "Example University", copyright: "© Example" },
             { domain: "other.edu", name: "Other College" },
           ],
-        }),
-      );
-      env = { ...prepared.env, BOOTSTRAP_FILE: bootstrapFile, BODY_LIMIT_BYTES: String(BODY_LIMIT) };
+        })),
+        BODY_LIMIT_BYTES: String(BODY_LIMIT),
+      };
       platform = await startTestPlatform(env);
     });
 

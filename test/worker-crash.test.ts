@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, it } from "node:test";
 import { startGateway } from "../bin/processes.ts";
 import { loadConfig } from "../runtime/config.ts";
-import { freePort, testModes } from "./support/platform.ts";
+import { freePort, testModes, withBootstrap } from "./support/platform.ts";
 import { RecordingServer } from "./support/recording-server.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -24,10 +22,8 @@ describe("a worker killed in the middle of deliveries", {
     const prepared = await distributed!.prepare();
     // The campus app takes a while per message, so the kill lands while messages are in hand.
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 40);
-    const bootstrap = join(prepared.env.DATA_DIR!, "bootstrap.json");
-    await writeFile(
-      bootstrap,
-      JSON.stringify({
+    const env = {
+      ...(await withBootstrap(prepared.env, {
         applications: [
           {
             id: "crash-app",
@@ -44,11 +40,7 @@ describe("a worker killed in the middle of deliveries", {
             permittedApplications: ["crash-app"],
           },
         ],
-      }),
-    );
-    const env = {
-      ...prepared.env,
-      BOOTSTRAP_FILE: bootstrap,
+      })),
       LOG_LEVEL: "silent",
       NOTIFY_SEND_TIMEOUT_MS: "2000",
       NOTIFY_RETRY_DELAYS_MS: "1000,2000,4000",

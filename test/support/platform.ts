@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +66,16 @@ export async function testModes(): Promise<TestMode[]> {
     });
   }
   return modes;
+}
+
+/** The environment with a bootstrap file holding `bootstrap`, written into its data directory. */
+export async function withBootstrap(
+  env: Record<string, string>,
+  bootstrap: unknown,
+): Promise<Record<string, string>> {
+  const file = join(env.DATA_DIR!, "bootstrap.json");
+  await writeFile(file, JSON.stringify(bootstrap));
+  return { ...env, BOOTSTRAP_FILE: file };
 }
 
 export interface TestPlatform {
