@@ -3,13 +3,19 @@ import { describe, it } from "node:test";
 import PizZip from "pizzip";
 import sharp from "sharp";
 import type { ExportField } from "../contracts/export.ts";
-import { imageSourcesIn, loadImages } from "../workers/export/docx-images.ts";
+import { fieldTypesOf, imageSourcesIn, loadImages } from "../workers/export/docx-images.ts";
 import { renderDocx } from "../workers/export/docx-template.ts";
 import { type Block, buildDocx, readDocx } from "./support/docx-fixtures.ts";
 
 function render(blocks: Block[], data: Record<string, unknown>, fields: ExportField[] = []) {
   return readDocx(
-    renderDocx({ template: buildDocx(blocks), data, fields, images: new Map(), timeZone: "Asia/Shanghai" }),
+    renderDocx({
+      template: buildDocx(blocks),
+      data,
+      fieldTypes: fieldTypesOf(fields),
+      images: new Map(),
+      timeZone: "Asia/Shanghai",
+    }),
   );
 }
 
@@ -164,7 +170,7 @@ describe("document templates", () => {
         renderDocx({
           template: Buffer.from("plain text"),
           data: {},
-          fields: [],
+          fieldTypes: new Map(),
           images: new Map(),
           timeZone: "UTC",
         }),
@@ -194,20 +200,17 @@ describe("document templates", () => {
         { badge: "EQ-2024-0002" },
       ],
     };
-    const images = await loadImages(
-      imageSourcesIn(data, new Map(fields.map((f) => [f.name, f.type!]))),
-      async (uri) => {
-        fetched.push(uri);
-        return uri.endsWith("photo") ? red : blue;
-      },
-    );
+    const images = await loadImages(imageSourcesIn(data, fieldTypesOf(fields)), async (uri) => {
+      fetched.push(uri);
+      return uri.endsWith("photo") ? red : blue;
+    });
     const bytes = renderDocx({
       template: buildDocx([
         { paragraph: ["Photo: ${photo} logo ${logo}"] },
         { table: [[["${groupPeople}${badge}"]]] },
       ]),
       data,
-      fields,
+      fieldTypes: fieldTypesOf(fields),
       images,
       timeZone: "UTC",
     });

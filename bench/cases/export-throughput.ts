@@ -70,7 +70,7 @@ export const exportBench: BenchCase = {
     const ours = transcript("${", "}", ["${groupCourses}", ""]);
     const bare = transcript("{", "}", ["{#Courses}", "{/Courses}"]);
     const fill = rendersPerSecond(() =>
-      renderDocx({ template: ours, data: DATA, fields: [], images: new Map(), timeZone: "UTC" }),
+      renderDocx({ template: ours, data: DATA, fieldTypes: new Map(), images: new Map(), timeZone: "UTC" }),
     );
     const reference = rendersPerSecond(() => {
       const document = new Docxtemplater(new PizZip(bare), { paragraphLoop: true });
@@ -82,7 +82,7 @@ export const exportBench: BenchCase = {
     const docx = join(dir.path, "transcript.docx");
     await writeFile(
       docx,
-      renderDocx({ template: ours, data: DATA, fields: [], images: new Map(), timeZone: "UTC" }),
+      renderDocx({ template: ours, data: DATA, fieldTypes: new Map(), images: new Map(), timeZone: "UTC" }),
     );
     const converter = new OfficeConverter({
       python: process.env.EXPORT_OFFICE_PYTHON ?? "/usr/bin/python3",

@@ -146,7 +146,6 @@ export function exportRoutes(deps: GatewayDeps) {
     const result = (await deps.broker.request("export", job, {
       timeoutMs: config.export.timeoutMs,
     })) as ExportResult;
-    const extension = format;
     if (json) {
       // Each output becomes a file of the file service; the answer links to them.
       const token = c.get("token");
@@ -155,7 +154,7 @@ export function exportRoutes(deps: GatewayDeps) {
         const id = timeOrderedId();
         await createFile(deps.db.sql, {
           id,
-          name: output.page === undefined ? `export.${extension}` : `export-${output.page}.${extension}`,
+          name: output.page === undefined ? `export.${format}` : `export-${output.page}.${format}`,
           mime: result.mime,
           upload: {
             key: output.key,
@@ -180,7 +179,7 @@ export function exportRoutes(deps: GatewayDeps) {
       headers: {
         "content-type": result.mime,
         "content-length": String(output.bytes),
-        "content-disposition": `attachment; filename="export.${extension}"`,
+        "content-disposition": `attachment; filename="export.${format}"`,
       },
     });
   });

@@ -19,6 +19,11 @@ export const MAX_IMAGES_PER_DOCUMENT = 100;
 /** The most image bytes one document fetches, all images together. */
 export const MAX_IMAGE_BYTES_PER_DOCUMENT = 64 * 1024 * 1024;
 
+/** Field name → declared type (`image`, `thing`…), from the export's `fields`. */
+export function fieldTypesOf(fields: readonly { name: string; type?: string }[]): Map<string, string> {
+  return new Map(fields.flatMap((field) => (field.type ? [[field.name, field.type]] : [])));
+}
+
 export const imageKey = (source: ImageSource) =>
   source.kind === "uri" ? `uri:${source.uri}` : `barcode:${source.code}`;
 

@@ -1,6 +1,5 @@
 import joinUncorrupt from "docxtemplater/js/join-uncorrupt.js";
 import PizZip from "pizzip";
-import type { ExportField } from "../../contracts/export.ts";
 import { formatDate, toDate } from "./date-pattern.ts";
 import { drawingXml, imageKey, imageSourceOf, type PreparedImage } from "./docx-images.ts";
 import { compileDocx, FIELD, type Part } from "./docx-syntax.ts";
@@ -8,7 +7,8 @@ import { compileDocx, FIELD, type Part } from "./docx-syntax.ts";
 export interface DocxRenderInput {
   template: Buffer;
   data: Record<string, unknown>;
-  fields: readonly ExportField[];
+  /** Declared field types (`fieldTypesOf`): `image` and `thing` fields are drawn. */
+  fieldTypes: ReadonlyMap<string, string>;
   images: ReadonlyMap<string, PreparedImage>;
   timeZone: string;
 }
@@ -66,16 +66,11 @@ function textOf(value: unknown): string {
  * dropping hidden sections, and collects the images it shows.
  */
 class DocxRender {
-  private readonly fieldTypes: ReadonlyMap<string, string>;
   private readonly relationships = new Map<string, Map<string, string>>();
   private pictureId = 100_000;
   private filePath = "";
 
-  constructor(private readonly input: DocxRenderInput) {
-    this.fieldTypes = new Map(
-      input.fields.flatMap((field) => (field.type ? [[field.name, field.type]] : [])),
-    );
-  }
+  constructor(private readonly input: DocxRenderInput) {}
 
   file(path: string, parts: readonly Part[]): string[] {
     this.filePath = path;
@@ -120,7 +115,8 @@ class DocxRender {
   private field(part: Part, scopes: readonly unknown[]): string {
     const value = resolve(scopes, part.value);
     const fieldType =
-      this.fieldTypes.get(part.value) ?? this.fieldTypes.get(part.value.replace(/^field(?=.)/, ""));
+      this.input.fieldTypes.get(part.value) ??
+      this.input.fieldTypes.get(part.value.replace(/^field(?=.)/, ""));
     const source = imageSourceOf(value, fieldType);
     if (source) {
       const image = this.input.images.get(imageKey(source));

@@ -16,7 +16,7 @@ import {
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { TemplateSource } from "../../runtime/template-source.ts";
 import type { JobContext } from "../job-runner.ts";
-import { imageSourcesIn, loadImages } from "./docx-images.ts";
+import { fieldTypesOf, imageSourcesIn, loadImages } from "./docx-images.ts";
 import { renderDocx } from "./docx-template.ts";
 import type { OfficeConverter } from "./office-converter.ts";
 import { pageCount, renderPages } from "./pdf-pages.ts";
@@ -74,16 +74,14 @@ async function documentOutputs(
   template: Buffer,
   request: DocumentExport,
 ): Promise<ExportOutput[]> {
-  const fieldTypes = new Map(
-    request.fields.flatMap((field) => (field.type ? [[field.name, field.type]] : [])),
-  );
+  const fieldTypes = fieldTypesOf(request.fields);
   const images = await loadImages(imageSourcesIn(request.data, fieldTypes), (uri) =>
     deps.templates.fetch(uri, "image"),
   );
   const docx = renderDocx({
     template,
     data: request.data,
-    fields: request.fields,
+    fieldTypes,
     images,
     timeZone: deps.timeZone,
   });
