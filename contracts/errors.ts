@@ -1,3 +1,5 @@
+import { type MessageKey, type MessageParams, renderMessage } from "./messages.ts";
+
 /**
  * The one error type of the platform. Every failure that reaches a client is a PlatformError with
  * a code; the gateway maps the code to an HTTP status and to the envelope of the API surface.
@@ -34,6 +36,8 @@ export interface PlatformErrorOptions {
   /** RFC 6749 error code, for errors of the OAuth2 endpoints. */
   oauthError?: string;
   cause?: unknown;
+  /** The message's text in every language, for surfaces that answer in the caller's. */
+  localized?: { key: MessageKey; params: MessageParams };
 }
 
 export class PlatformError extends Error {
@@ -41,6 +45,7 @@ export class PlatformError extends Error {
   readonly field: string | undefined;
   readonly challenge: string | undefined;
   readonly oauthError: string | undefined;
+  readonly localized: PlatformErrorOptions["localized"];
 
   constructor(code: ErrorCode, message: string, options: PlatformErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -49,9 +54,23 @@ export class PlatformError extends Error {
     this.field = options.field;
     this.challenge = options.challenge;
     this.oauthError = options.oauthError;
+    this.localized = options.localized;
   }
 }
 
 export function isPlatformError(error: unknown): error is PlatformError {
   return error instanceof PlatformError;
+}
+
+/** An error whose text exists in every language of `MESSAGES`; its own message is the English one. */
+export function localizedError(
+  code: ErrorCode,
+  key: MessageKey,
+  params: MessageParams = {},
+  options: Omit<PlatformErrorOptions, "localized"> = {},
+): PlatformError {
+  return new PlatformError(code, renderMessage(key, params, "en"), {
+    ...options,
+    localized: { key, params },
+  });
 }

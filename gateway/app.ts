@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import { limitBody } from "./middleware/body-limit.ts";
@@ -12,9 +12,12 @@ import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthRoutes } from "./routes/oauth-routes.ts";
-import { profileRoutes } from "./routes/profile-routes.ts";
+import { positionRoutes } from "./routes/position-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
+import { tripleRoutes } from "./routes/triple-routes.ts";
+import { userRoutes } from "./routes/user-routes.ts";
 import { SealCache } from "./seal-cache.ts";
+import { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(
@@ -22,8 +25,13 @@ function validationError(
 ): PlatformError {
   const issue = issues[0];
   const field = issue?.path.map(String).join(".") ?? "";
-  const message = field ? `${field}: ${issue!.message}` : (issue?.message ?? "invalid request");
-  return new PlatformError(ErrorCode.InvalidArgument, message, { field });
+  if (!field) return new PlatformError(ErrorCode.InvalidArgument, issue?.message ?? "invalid request");
+  return localizedError(
+    ErrorCode.InvalidArgument,
+    "invalidParameter",
+    { field, detail: issue!.message },
+    { field },
+  );
 }
 
 /** The gateway: request id and log, body limit, error mapping, then one sub-app per API surface. */
@@ -54,13 +62,19 @@ export function createGateway(deps: GatewayDeps) {
     return errorResponse(c, platformError);
   });
   app.notFound((c) =>
-    errorResponse(c, new PlatformError(ErrorCode.NotFound, `no route for ${c.req.method} ${c.req.path}`)),
+    errorResponse(
+      c,
+      localizedError(ErrorCode.NotFound, "noRoute", { method: c.req.method, path: c.req.path }),
+    ),
   );
 
   app.route("/", healthRoutes(deps));
   app.route("/", oauthRoutes(deps));
   app.route("/", authorizeRoutes(deps));
-  app.route("/", profileRoutes(deps));
+  const tenants = new WorkflowTenants(deps.db.sql);
+  app.route("/", userRoutes(deps));
+  app.route("/", tripleRoutes(deps, tenants));
+  app.route("/", positionRoutes(deps, tenants));
   app.route("/", notificationRoutes(deps));
   const seals = new SealCache(deps.db.sql);
   app.route("/", signatureRoutes(deps, seals));

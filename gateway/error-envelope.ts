@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
+import { preferredLanguage, renderMessage } from "../contracts/messages.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
 
 /**
@@ -42,7 +43,11 @@ export function errorMapping(code: ErrorCode): ErrorMapping {
   return ERROR_MAPPING[code];
 }
 
-export function envelopeFor(surface: ApiSurface, error: PlatformError): Record<string, unknown> {
+export function envelopeFor(
+  surface: ApiSurface,
+  error: PlatformError,
+  message = error.message,
+): Record<string, unknown> {
   const { errno } = ERROR_MAPPING[error.code];
   if (surface === "oauth")
     return { error: error.oauthError ?? "invalid_request", error_description: error.message };
@@ -50,13 +55,13 @@ export function envelopeFor(surface: ApiSurface, error: PlatformError): Record<s
   // Spec 000's signature API: a refused token is 10007; any other failure is errno -2 with its text.
   if (surface === "signature")
     return { errno: error.code === ErrorCode.Unauthenticated ? errno : -2, error: error.message, total: 0 };
-  return { errno, ecode: error.code, error: error.message, total: 0, entities: [] };
+  return { errno, ecode: error.code, error: message, total: 0, entities: [] };
 }
 
 /** Turns anything thrown into a PlatformError; what is not one is a fault of ours and says nothing more. */
 export function asPlatformError(error: unknown): PlatformError {
   if (error instanceof PlatformError) return error;
-  return new PlatformError(ErrorCode.Internal, "internal error", { cause: error });
+  return localizedError(ErrorCode.Internal, "internal", {}, { cause: error });
 }
 
 export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Response {
@@ -68,5 +73,14 @@ export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Res
   }
   const status =
     surface === "workflow" && SEMANTIC_ON_WORKFLOW.has(error.code) ? 200 : ERROR_MAPPING[error.code].status;
-  return c.json(envelopeFor(surface, error), status);
+  // Spec 001: the error text follows the caller's Accept-Language.
+  const message =
+    surface === "workflow" && error.localized
+      ? renderMessage(
+          error.localized.key,
+          error.localized.params,
+          preferredLanguage(c.req.header("accept-language")),
+        )
+      : error.message;
+  return c.json(envelopeFor(surface, error, message), status);
 }

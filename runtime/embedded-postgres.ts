@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 export interface EmbeddedPostgres {
@@ -17,7 +18,7 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const directory = join(dataDir, "postgres");
   await mkdir(directory, { recursive: true });
-  const db = await PGlite.create({ dataDir: directory });
+  const db = await PGlite.create({ dataDir: directory, extensions: { pg_trgm } });
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 });
   await server.start();
   const [host, port] = server.getServerConn().split(":");

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { ErrorCode, localizedError, PlatformError } from "../../contracts/errors.ts";
 import type { TokenKind } from "../../contracts/scopes.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
 import type { AccessTokens } from "../oauth/access-tokens.ts";
@@ -25,8 +25,6 @@ function bearerToken(header: string | undefined): string | undefined {
  * `Authorization: Bearer` header) of the right kind and with every scope the route needs.
  */
 export function requireToken(accessTokens: AccessTokens, rule: TokenRule): MiddlewareHandler<GatewayEnv> {
-  const kindMessage =
-    rule.kind === "user" ? "this operation needs a user token" : "this operation needs a sys token";
   return async function requireToken(c, next) {
     const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
     const claims = token ? await accessTokens.verify(token) : undefined;
@@ -36,12 +34,18 @@ export function requireToken(accessTokens: AccessTokens, rule: TokenRule): Middl
       });
     }
     if (rule.kind && claims.kind !== rule.kind)
-      throw new PlatformError(ErrorCode.PermissionDenied, kindMessage);
+      throw localizedError(
+        ErrorCode.PermissionDenied,
+        rule.kind === "user" ? "needsUserToken" : "needsSysToken",
+      );
     const missing = rule.scopes.filter((scope) => !claims.scopes.includes(scope));
     if (missing.length > 0) {
-      throw new PlatformError(ErrorCode.PermissionDenied, `the token lacks the scope ${missing.join(", ")}`, {
-        challenge: `Bearer error="insufficient_scope", scope="${rule.scopes.join(" ")}"`,
-      });
+      throw localizedError(
+        ErrorCode.PermissionDenied,
+        "missingScope",
+        { scopes: missing.join(", ") },
+        { challenge: `Bearer error="insufficient_scope", scope="${rule.scopes.join(" ")}"` },
+      );
     }
     c.set("token", claims);
     await next();

@@ -13,33 +13,10 @@ import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
+import { type RequestParameters, requestParameters } from "../request-parameters.ts";
 import { fileUrl } from "./file-routes.ts";
 
-type Parameters = Record<string, unknown>;
-
-/**
- * Spec 001 passes export parameters in the query string; large `data` may come in the body
- * instead, as a JSON object or a form with the same names. A body value wins over the query's.
- */
-async function exportParameters(c: Context<GatewayEnv>): Promise<Parameters> {
-  const parameters: Parameters = { ...c.req.query() };
-  const type = c.req.header("content-type") ?? "";
-  if (type.startsWith("application/json")) {
-    const body = await c.req.json().catch(() => {
-      throw new PlatformError(ErrorCode.InvalidArgument, "the body is not valid JSON");
-    });
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new PlatformError(
-        ErrorCode.InvalidArgument,
-        "the body must be a JSON object of export parameters",
-      );
-    }
-    Object.assign(parameters, body);
-  } else if (type.startsWith("application/x-www-form-urlencoded")) {
-    Object.assign(parameters, await c.req.parseBody());
-  }
-  return parameters;
-}
+type Parameters = RequestParameters;
 
 /** A parameter that is JSON in a query string or form, or already a value in a JSON body. */
 function jsonParameter(parameters: Parameters, name: string): unknown {
@@ -142,7 +119,7 @@ export function exportRoutes(deps: GatewayDeps) {
       );
     }
     const json = wantsJson(c);
-    const job = exportJob(format, await exportParameters(c), json);
+    const job = exportJob(format, await requestParameters(c), json);
     const result = (await deps.broker.request("export", job, {
       timeoutMs: config.export.timeoutMs,
     })) as ExportResult;

@@ -1,0 +1,70 @@
+import { z } from "@hono/zod-openapi";
+import { ErrorCode, localizedError } from "../contracts/errors.ts";
+import type { RequestParameters } from "./request-parameters.ts";
+
+/** Spec 001 passes every parameter as a string; a JSON body may give booleans as booleans. */
+export const booleanParameter = z.union([
+  z.boolean(),
+  z.enum(["true", "false"]).transform((v) => v === "true"),
+]);
+
+/** `meta`: JSON key/value text (or an object in a JSON body), string values only. */
+export const metaParameter = z
+  .union([z.string().max(10_000), z.record(z.string(), z.unknown())])
+  .transform((value, context) => {
+    let parsed: unknown = value;
+    if (typeof value === "string") {
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    const entries =
+      parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.entries(parsed) : null;
+    if (!entries || entries.length > 100 || entries.some(([, item]) => typeof item !== "string")) {
+      context.addIssue({ code: "custom", message: "a JSON object of at most 100 string values" });
+      return z.NEVER;
+    }
+    return Object.fromEntries(entries) as Record<string, string>;
+  });
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 1000;
+
+export const pageParameters = {
+  start: z.coerce.number().int().min(0).max(10_000_000).default(0),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+};
+
+/** Comma (or, for keywords, space) separated values, each non-empty, at most `max` of them. */
+export function listParameter(separator: RegExp, max: number, maxLength: number) {
+  return z
+    .string()
+    .max(max * (maxLength + 1))
+    .transform((text, context) => {
+      const items = [...new Set(text.split(separator).map((item) => item.trim()))].filter(Boolean);
+      if (items.length > max || items.some((item) => item.length > maxLength)) {
+        context.addIssue({ code: "custom", message: `at most ${max} values of ${maxLength} characters` });
+        return z.NEVER;
+      }
+      return items;
+    });
+}
+
+/** Reads parameters with a schema; the first broken rule is reported in the caller's language. */
+export function parseParameters<Schema extends z.ZodType>(
+  schema: Schema,
+  parameters: RequestParameters,
+): z.infer<Schema> {
+  const result = schema.safeParse(parameters);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.map(String).join(".") || "(parameters)";
+  throw localizedError(
+    ErrorCode.InvalidArgument,
+    "invalidParameter",
+    { field, detail: issue.message },
+    { field },
+  );
+}

@@ -1,0 +1,139 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import {
+  grantPosition,
+  parsePosition,
+  parsePositionFilter,
+  positionsOf,
+  revokePosition,
+  searchUsers,
+  userIdByCode,
+} from "../../runtime/directory/positions.ts";
+import { pageParameters, parseParameters } from "../directory-parameters.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireToken } from "../middleware/require-token.ts";
+import { surface } from "../middleware/surface.ts";
+import { requestParameters } from "../request-parameters.ts";
+import { heldPositionSchema, tripleUserSchema } from "../triple-schemas.ts";
+import { workflowResponse, workflowResponseSchema } from "../workflow-envelope.ts";
+import type { WorkflowTenants } from "../workflow-tenant.ts";
+
+const domainParameter = { domain: z.string().max(253).optional() };
+const grantParameters = z.object({
+  code: z.string().min(1).max(100),
+  number: z.string().max(100).optional(),
+  source: z.string().min(1).max(32).optional(),
+  ...domainParameter,
+});
+const revokeParameters = grantParameters.omit({ number: true });
+
+const positionResponses = {
+  200: {
+    description: "Response<Position>",
+    content: {
+      "application/json": { schema: workflowResponseSchema(heldPositionSchema, "GrantedPositionResponse") },
+    },
+  },
+};
+const userResponses = {
+  200: {
+    description: "Response<User> with the positions each holds",
+    content: {
+      "application/json": { schema: workflowResponseSchema(tripleUserSchema, "PositionUsersResponse") },
+    },
+  },
+};
+
+/** Spec 001 6.x: who holds which position, read and granted by sys tokens. */
+export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+  const { accessTokens } = deps.oauth;
+  const sql = deps.db.sql;
+  const app = new OpenAPIHono<GatewayEnv>();
+  const read = requireToken(accessTokens, { scopes: ["sys_triple"], kind: "sys" });
+  const edit = requireToken(accessTokens, { scopes: ["sys_triple_edit"], kind: "sys" });
+  const tags = ["Workflow: position"];
+  const security = [{ bearer: [] }];
+  const positionParam = z.object({ position: z.string().min(3).max(5000) });
+
+  app.use("/apis/*", surface("workflow"));
+  for (const base of ["/apis/v2", "/apis/v2d"]) {
+    app.openapi(
+      createRoute({
+        method: "get",
+        path: `${base}/user/{id}/positions`,
+        tags,
+        summary: "6.1 The positions a user (id or account) holds",
+        security,
+        middleware: read,
+        request: { params: z.object({ id: z.string().min(1).max(360) }), query: z.object(domainParameter) },
+        responses: positionResponses,
+      }),
+      async (c) => {
+        const { id } = c.req.valid("param");
+        const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, c.req.valid("query").domain);
+        const userId = await userIdByCode(sql, tenantId, code);
+        return c.json(workflowResponse(await positionsOf(sql, tenantId, userId)), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "get",
+        path: `${base}/position/{position}/users`,
+        tags,
+        summary:
+          "6.2 Users holding a position (`dept:post`, `*` for any, comma-separated for several), paged",
+        security,
+        middleware: read,
+        request: { params: positionParam, query: z.object({ ...pageParameters, ...domainParameter }) },
+        responses: userResponses,
+      }),
+      async (c) => {
+        const patterns = parsePositionFilter(c.req.valid("param").position);
+        const { start, limit, domain } = c.req.valid("query");
+        const tenantId = await tenants.resolve(c.get("token"), domain);
+        const { total, users } = await searchUsers(sql, tenantId, { start, limit, positions: patterns });
+        return c.json(workflowResponse(users, total), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "put",
+        path: `${base}/position/{position}/users`,
+        tags,
+        summary:
+          "6.3 Give a user (`code`: account or id) a position, with an optional staff or student `number`",
+        security,
+        middleware: edit,
+        request: { params: positionParam },
+        responses: positionResponses,
+      }),
+      async (c) => {
+        const position = parsePosition(c.req.valid("param").position);
+        const { domain, ...grant } = parseParameters(grantParameters, await requestParameters(c));
+        const tenantId = await tenants.resolve(c.get("token"), domain);
+        return c.json(workflowResponse([await grantPosition(sql, tenantId, position, grant)]), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "delete",
+        path: `${base}/position/{position}/users`,
+        tags,
+        summary: "6.4 Take the matching positions (wildcards allowed) from a user (`code`)",
+        security,
+        middleware: edit,
+        request: { params: positionParam },
+        responses: positionResponses,
+      }),
+      async (c) => {
+        const patterns = parsePositionFilter(c.req.valid("param").position);
+        const { domain, ...grant } = parseParameters(revokeParameters, await requestParameters(c));
+        const tenantId = await tenants.resolve(c.get("token"), domain);
+        return c.json(workflowResponse(await revokePosition(sql, tenantId, patterns, grant)), 200);
+      },
+    );
+  }
+  return app;
+}

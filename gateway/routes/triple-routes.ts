@@ -1,0 +1,210 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
+import { parsePositionFilter, searchUsers } from "../../runtime/directory/positions.ts";
+import {
+  createTriple,
+  findTriple,
+  listTriples,
+  modifiableFields,
+  modifyTriple,
+  removeTriple,
+  type TripleType,
+} from "../../runtime/directory/triples.ts";
+import {
+  booleanParameter,
+  listParameter,
+  metaParameter,
+  pageParameters,
+  parseParameters,
+} from "../directory-parameters.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireToken } from "../middleware/require-token.ts";
+import { surface } from "../middleware/surface.ts";
+import { requestParameters } from "../request-parameters.ts";
+import { tripleEntrySchema } from "../triple-schemas.ts";
+import { workflowResponse, workflowResponseSchema } from "../workflow-envelope.ts";
+import type { WorkflowTenants } from "../workflow-tenant.ts";
+
+const TYPES = ["user", "dept", "post"] as const;
+const LISTS = { users: "user", depts: "dept", posts: "post" } as const;
+
+const text = (max: number) => z.string().max(max);
+const domainParameter = { domain: text(253).optional() };
+const sourceParameter = z.string().min(1).max(32).optional();
+
+/** 5.2's parameters; those of another type are ignored, as spec 001 lists them per type. */
+const createParameters = z.object({
+  code: z.string().min(1).max(100),
+  name: z.string().min(1).max(200),
+  description: text(2000).optional(),
+  source: sourceParameter,
+  tags: text(1000).optional(),
+  meta: metaParameter.optional(),
+  email: text(320).optional(),
+  phone: text(32).optional(),
+  title: text(100).optional(),
+  express: booleanParameter.optional(),
+  parent: text(100).optional(),
+  independent: booleanParameter.optional(),
+  formal: booleanParameter.optional(),
+  ...domainParameter,
+});
+
+const modifyParameters = createParameters.omit({ code: true }).partial();
+
+const userQueryParameters = z.object({
+  ...pageParameters,
+  accounts: listParameter(/,/, 1000, 100).optional(),
+  keyword: listParameter(/[,\s]+/, 20, 64).optional(),
+  positions: z.string().max(5000).optional(),
+  ...domainParameter,
+});
+
+const responses = {
+  200: {
+    description: "Response<User|Dept|Post>",
+    content: { "application/json": { schema: workflowResponseSchema(tripleEntrySchema, "TripleResponse") } },
+  },
+};
+
+/** Spec 001 5.x: users, departments and posts of the application's tenant, read and written by sys tokens. */
+export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+  const { accessTokens } = deps.oauth;
+  const sql = deps.db.sql;
+  const app = new OpenAPIHono<GatewayEnv>();
+  const read = requireToken(accessTokens, { scopes: ["sys_triple"], kind: "sys" });
+  const edit = requireToken(accessTokens, { scopes: ["sys_triple_edit"], kind: "sys" });
+  const tags = ["Workflow: triple"];
+  const security = [{ bearer: [] }];
+  const typeParam = z.enum(TYPES);
+  const idcParam = z.string().min(1).max(360);
+
+  app.use("/apis/*", surface("workflow"));
+  for (const base of ["/apis/v2", "/apis/v2d"]) {
+    app.openapi(
+      createRoute({
+        method: "get",
+        path: `${base}/triple/{type}/{idc}`,
+        tags,
+        summary:
+          "5.1 A user, department or post by code (`code@domain` or `domain` for a global application)",
+        security,
+        middleware: read,
+        request: {
+          params: z.object({ type: typeParam, idc: idcParam }),
+          query: z.object({ ...domainParameter, verbose: booleanParameter.optional() }),
+        },
+        responses,
+      }),
+      async (c) => {
+        const { type, idc } = c.req.valid("param");
+        const { domain, verbose } = c.req.valid("query");
+        const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
+        const entry = await findTriple(sql, tenantId, type, code);
+        // Workflow definitions name the posts their steps go to; none do on this platform yet.
+        const extra = type === "post" ? { apps: [], ...(verbose ? { nodes: [] } : {}) } : {};
+        return c.json(workflowResponse([{ ...entry, ...extra }]), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "put",
+        path: `${base}/triple/{type}`,
+        tags,
+        summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
+        security,
+        middleware: edit,
+        request: { params: z.object({ type: typeParam }) },
+        responses,
+      }),
+      async (c) => {
+        const { type } = c.req.valid("param");
+        const { domain, ...fields } = parseParameters(createParameters, await requestParameters(c));
+        const tenantId = await tenants.resolve(c.get("token"), domain);
+        return c.json(workflowResponse([await createTriple(sql, tenantId, type, fields)]), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: `${base}/triple/{type}/{idc}`,
+        tags,
+        summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
+        security,
+        middleware: edit,
+        request: { params: z.object({ type: typeParam, idc: idcParam }) },
+        responses,
+      }),
+      async (c) => {
+        const { type, idc } = c.req.valid("param");
+        const { domain, ...changes } = parseParameters(modifyParameters, await requestParameters(c));
+        const allowed = modifiableFields(type);
+        const refused = Object.keys(changes).find((field) => field !== "source" && !allowed.includes(field));
+        if (refused) {
+          throw localizedError(ErrorCode.InvalidArgument, "notModifiable", {
+            field: refused,
+            type: { term: type },
+          });
+        }
+        const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
+        return c.json(workflowResponse([await modifyTriple(sql, tenantId, type, code, changes)]), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "delete",
+        path: `${base}/triple/{type}/{id}`,
+        tags,
+        summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
+        security,
+        middleware: edit,
+        request: { params: z.object({ type: typeParam, id: idcParam }) },
+        responses,
+      }),
+      async (c) => {
+        const { type, id } = c.req.valid("param");
+        const { domain, source } = parseParameters(
+          z.object({ ...domainParameter, source: sourceParameter }),
+          await requestParameters(c),
+        );
+        const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, domain);
+        return c.json(workflowResponse([await removeTriple(sql, tenantId, type, code, source)]), 200);
+      },
+    );
+
+    app.openapi(
+      createRoute({
+        method: "get",
+        path: `${base}/triple/{list}`,
+        tags,
+        summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
+        security,
+        middleware: read,
+        request: { params: z.object({ list: z.enum(["users", "depts", "posts"]) }) },
+        responses,
+      }),
+      async (c) => {
+        const type: TripleType = LISTS[c.req.valid("param").list];
+        if (type !== "user") {
+          const { domain } = parseParameters(z.object(domainParameter), c.req.query());
+          const entries = await listTriples(sql, await tenants.resolve(c.get("token"), domain), type);
+          return c.json(workflowResponse(entries, entries.length), 200);
+        }
+        const query = parseParameters(userQueryParameters, c.req.query());
+        const tenantId = await tenants.resolve(c.get("token"), query.domain);
+        const { total, users } = await searchUsers(sql, tenantId, {
+          start: query.start,
+          limit: query.limit,
+          accounts: query.accounts,
+          keywords: query.keyword,
+          positions: query.positions ? parsePositionFilter(query.positions) : undefined,
+        });
+        return c.json(workflowResponse(users, total), 200);
+      },
+    );
+  }
+  return app;
+}

@@ -1,0 +1,205 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
+import type { Queryable } from "../../runtime/database.ts";
+import { positionsOf } from "../../runtime/directory/positions.ts";
+import {
+  changePreference,
+  checkPreferenceKey,
+  type Preferences,
+  preferencesOf,
+  preferenceView,
+} from "../../runtime/directory/preferences.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireToken } from "../middleware/require-token.ts";
+import { surface } from "../middleware/surface.ts";
+import type { AccessClaims } from "../oauth/access-tokens.ts";
+import { heldPositionSchema } from "../triple-schemas.ts";
+import { workflowResponse, workflowResponseSchema } from "../workflow-envelope.ts";
+
+const enterpriseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    domain: z.string(),
+    style: z.string().nullable(),
+    logo: z.string().nullable(),
+    banner: z.string().nullable(),
+    copyright: z.string().nullable(),
+  })
+  .openapi("Enterprise");
+
+const profileSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    account: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    enterprise: enterpriseSchema,
+    TenantApps: z.array(z.string()).optional(),
+    FavoriteApps: z.array(z.string()).optional(),
+    FavoriteTasks: z.array(z.number().int()).optional(),
+    FavoriteTags: z.array(z.string()).optional(),
+  })
+  .loose()
+  .openapi("Profile");
+
+const profileResponses = {
+  200: {
+    description: "Response<Profile>",
+    content: { "application/json": { schema: workflowResponseSchema(profileSchema, "ProfileResponse") } },
+  },
+};
+const positionResponses = {
+  200: {
+    description: "Response<Position>",
+    content: {
+      "application/json": { schema: workflowResponseSchema(heldPositionSchema, "PositionResponse") },
+    },
+  },
+};
+
+type Profile = z.infer<typeof profileSchema>;
+
+async function profileOf(sql: Queryable, userId: string, tenantId: string | undefined): Promise<Profile> {
+  const [row] = await sql<Profile[]>`
+    select u.id, u.name, u.account, u.email, u.phone,
+           json_build_object('id', t.id, 'name', t.name, 'domain', t.domain, 'style', t.style,
+                             'logo', t.logo, 'banner', t.banner, 'copyright', t.copyright) as enterprise
+    from users u join tenants t on t.id = u.tenant_id
+    where u.id = ${userId} and not u.disabled
+      and (${tenantId ?? null}::uuid is null or u.tenant_id = ${tenantId ?? null}::uuid)`;
+  if (!row) throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "user" }, code: userId });
+  return row;
+}
+
+/** 1.3-1.5 answer the profile with the preference sets; TenantApps is the tenant's own list. */
+function withPreferences(profile: Profile, preferences: Preferences, key: string): Profile {
+  return { ...profile, TenantApps: [], ...preferenceView(preferences, key) };
+}
+
+const keyParam = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, "a letter, then letters, digits, _ . -");
+const valueParam = z.string().min(1).max(256);
+
+/**
+ * Spec 001 1.x: the token user's profile, preferences and positions under `/me`, and their sys
+ * forms under `/user/{userId}` for any user of the application's tenant.
+ */
+export function userRoutes(deps: GatewayDeps) {
+  const { accessTokens } = deps.oauth;
+  const sql = deps.db.sql;
+  const app = new OpenAPIHono<GatewayEnv>();
+  const token = (scopes: string[], kind: "user" | "sys") => requireToken(accessTokens, { scopes, kind });
+  /** The user a call is about: the token's own, or (sys form) the one named, within the tenant. */
+  const subject = (claims: AccessClaims, userId: string | undefined) =>
+    userId ? { userId, tenantId: claims.tenantId } : { userId: claims.userId!, tenantId: undefined };
+
+  app.use("/apis/*", surface("workflow"));
+  for (const base of ["/apis/v2", "/apis/v2d"]) {
+    const me = `${base}/me`;
+    const sys = `${base}/user/{userId}`;
+    const tags = ["Workflow: user"];
+    const security = [{ bearer: [] }];
+    const userIdParam = z.object({ userId: z.uuid() });
+
+    for (const [path, middleware, params] of [
+      [`${me}/profile`, token(["profile"], "user"), undefined],
+      [`${sys}/profile`, token(["sys_profile"], "sys"), userIdParam],
+    ] as const) {
+      app.openapi(
+        createRoute({
+          method: "get",
+          path,
+          tags,
+          summary: params ? "1.1 (sys form) A user's profile" : "1.1 The token user's profile",
+          security,
+          middleware,
+          ...(params ? { request: { params } } : {}),
+          responses: profileResponses,
+        }),
+        async (c) => {
+          const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
+          return c.json(workflowResponse([await profileOf(sql, userId, tenantId)]), 200);
+        },
+      );
+    }
+
+    for (const sysForm of [false, true]) {
+      const at = sysForm ? sys : me;
+      const read = sysForm ? token(["sys_profile"], "sys") : token(["profile"], "user");
+      const edit = sysForm ? token(["sys_profile_edit"], "sys") : token(["profile_edit"], "user");
+      const params = sysForm ? userIdParam.extend({ key: keyParam }) : z.object({ key: keyParam });
+      const valueParams = params.extend({ value: valueParam });
+      const label = sysForm ? " (sys form)" : "";
+
+      app.openapi(
+        createRoute({
+          method: "get",
+          path: `${at}/preference/{key}`,
+          tags,
+          summary: `1.3${label} A preference set, with the built-in ones`,
+          security,
+          middleware: read,
+          request: { params },
+          responses: profileResponses,
+        }),
+        async (c) => {
+          const { key } = c.req.valid("param");
+          checkPreferenceKey(key);
+          const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
+          const profile = await profileOf(sql, userId, tenantId);
+          return c.json(
+            workflowResponse([withPreferences(profile, await preferencesOf(sql, userId), key)]),
+            200,
+          );
+        },
+      );
+      for (const [method, change, id] of [
+        ["put", "add", "1.4"],
+        ["delete", "remove", "1.5"],
+      ] as const) {
+        app.openapi(
+          createRoute({
+            method,
+            path: `${at}/preference/{key}/{value}`,
+            tags,
+            summary: `${id}${label} ${change === "add" ? "Add a value to" : "Remove a value from"} a preference set`,
+            security,
+            middleware: edit,
+            request: { params: valueParams },
+            responses: profileResponses,
+          }),
+          async (c) => {
+            const { key, value } = c.req.valid("param");
+            const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
+            const profile = await profileOf(sql, userId, tenantId);
+            const preferences = await changePreference(sql, userId, key, value, change);
+            return c.json(workflowResponse([withPreferences(profile, preferences, key)]), 200);
+          },
+        );
+      }
+    }
+
+    app.openapi(
+      createRoute({
+        method: "get",
+        path: `${me}/positions`,
+        tags,
+        summary: "1.6 The positions the token's user holds",
+        security,
+        middleware: token(["triple"], "user"),
+        responses: positionResponses,
+      }),
+      async (c) => {
+        const claims = c.get("token");
+        const positions = await positionsOf(sql, claims.tenantId!, claims.userId!);
+        return c.json(workflowResponse(positions), 200);
+      },
+    );
+  }
+  return app;
+}

@@ -1,0 +1,216 @@
+import type postgres from "postgres";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
+import type { Queryable } from "../database.ts";
+import { MANUAL_SOURCE, type UserEntry } from "./triples.ts";
+
+/** A Position `{dept}:{post}`; `*` in either part matches every department or post. */
+export interface PositionPattern {
+  dept: string;
+  post: string;
+}
+
+export const WILDCARD = "*";
+/** Positions one filter may list. */
+export const MAX_POSITIONS_PER_FILTER = 50;
+
+export function parsePosition(text: string): PositionPattern {
+  const colon = text.indexOf(":");
+  const dept = text.slice(0, colon).trim();
+  const post = text.slice(colon + 1).trim();
+  if (colon < 0 || !dept || !post)
+    throw localizedError(ErrorCode.InvalidArgument, "invalidPosition", { position: text });
+  return { dept, post };
+}
+
+/** A user filter: positions separated by commas. */
+export function parsePositionFilter(text: string): PositionPattern[] {
+  const parts = text
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (parts.length === 0 || parts.length > MAX_POSITIONS_PER_FILTER) {
+    throw localizedError(ErrorCode.InvalidArgument, "invalidParameter", {
+      field: "positions",
+      detail: `1 to ${MAX_POSITIONS_PER_FILTER} positions`,
+    });
+  }
+  return parts.map(parsePosition);
+}
+
+/** A held position as spec 001 writes it, with the holder's number and business dimensions. */
+export interface HeldPosition {
+  dept: { code: string; name: string; parent: string | null; independent: boolean; tags: string | null };
+  post: { code: string; name: string; tags: string | null; formal: boolean };
+  number: string | null;
+  bizes: { bizType: string; bizCode: string }[];
+  source: string;
+}
+
+const HELD_POSITION_JSON = `json_build_object(
+  'dept', json_build_object('code', d.code, 'name', d.name, 'parent', d.parent_code,
+                            'independent', d.independent, 'tags', d.tags),
+  'post', json_build_object('code', p.code, 'name', p.name, 'tags', p.tags, 'formal', p.formal),
+  'number', o.user_code, 'bizes', o.bizes, 'source', o.source)`;
+
+/**
+ * The occupancies that count: enabled, of an enabled department and post, whose department and
+ * post match one of the patterns (all when `patterns` is undefined). `o`, `d` and `p` name the rows.
+ */
+function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionPattern[] | undefined) {
+  const match = patterns
+    ? sql`and (${patterns
+        .map(
+          ({ dept, post }) =>
+            sql`(${dept === WILDCARD ? sql`true` : sql`d.code = ${dept}`} and ${post === WILDCARD ? sql`true` : sql`p.code = ${post}`})`,
+        )
+        .reduce((all, one) => sql`${all} or ${one}`)})`
+    : sql``;
+  return sql`
+    occupancies o
+    join departments d on d.id = o.dept_id and not d.disabled
+    join posts p on p.id = o.post_id and not p.disabled
+    where o.tenant_id = ${tenantId} and not o.disabled ${match}`;
+}
+
+/** 1.6 and 6.1: the positions a user holds, official (formal) posts first. */
+export async function positionsOf(sql: Queryable, tenantId: string, userId: string): Promise<HeldPosition[]> {
+  const rows = await sql<{ position: HeldPosition }[]>`
+    select ${sql.unsafe(HELD_POSITION_JSON)} as position
+    from ${activeOccupancies(sql, tenantId, undefined)} and o.user_id = ${userId}
+    order by p.formal desc, d.code, p.code`;
+  return rows.map((row) => row.position);
+}
+
+export interface UserQuery {
+  start: number;
+  limit: number;
+  accounts?: string[] | undefined;
+  keywords?: string[] | undefined;
+  positions?: PositionPattern[] | undefined;
+}
+
+/** Keywords this long or longer match anywhere in the account, name, e-mail or phone (trigram index). */
+const CONTAINS_FROM_LENGTH = 3;
+
+function likePattern(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/**
+ * 5.5 and 6.2: enabled users of a tenant, by account, with the total before paging. Keywords
+ * (any one matches) of three or more characters are found anywhere in the account, name, e-mail or
+ * phone; shorter ones at the start of the account or name, which is what a picker types.
+ */
+export async function searchUsers(
+  sql: Queryable,
+  tenantId: string,
+  query: UserQuery,
+): Promise<{ total: number; users: (UserEntry & { positions?: HeldPosition[] })[] }> {
+  const conditions = [sql`u.tenant_id = ${tenantId}`, sql`not u.disabled`];
+  if (query.accounts) conditions.push(sql`u.account = any(${query.accounts}::text[])`);
+  if (query.keywords && query.keywords.length > 0) {
+    const any = query.keywords
+      .map((keyword) => {
+        const lower = likePattern(keyword.toLowerCase());
+        return keyword.length >= CONTAINS_FROM_LENGTH
+          ? sql`u.search_text like ${`%${lower}%`}`
+          : sql`(lower(u.account) like ${`${lower}%`} or u.name like ${`${likePattern(keyword)}%`})`;
+      })
+      .reduce((all, one) => sql`${all} or ${one}`);
+    conditions.push(sql`(${any})`);
+  }
+  if (query.positions) {
+    conditions.push(
+      sql`u.id in (select o.user_id from ${activeOccupancies(sql, tenantId, query.positions)})`,
+    );
+  }
+  const where = conditions.reduce((all, one) => sql`${all} and ${one}`);
+  const rows = await sql<(UserEntry & { total: number; positions?: HeldPosition[] })[]>`
+    select u.id, u.account as code, u.account, u.name, u.email, u.phone, u.title, u.express,
+           u.description, u.source, count(*) over ()::int as total
+           ${
+             query.positions
+               ? sql`, (select coalesce(json_agg(${sql.unsafe(HELD_POSITION_JSON)} order by d.code, p.code), '[]')
+                    from ${activeOccupancies(sql, tenantId, query.positions)} and o.user_id = u.id) as positions`
+               : sql``
+           }
+    from users u where ${where}
+    order by u.account
+    limit ${query.limit} offset ${query.start}`;
+  const total = rows[0]?.total ?? (query.start > 0 ? await countUsers(sql, where) : 0);
+  return { total, users: rows.map(({ total: _total, ...user }) => user) };
+}
+
+/** The total when the page asked for lies past the end, so the window count saw no rows. */
+async function countUsers(sql: Queryable, where: postgres.PendingQuery<postgres.Row[]>): Promise<number> {
+  const [row] = await sql<{ total: number }[]>`select count(*)::int as total from users u where ${where}`;
+  return row?.total ?? 0;
+}
+
+/** A user of the tenant by account or id, enabled. */
+export async function userIdByCode(sql: Queryable, tenantId: string, code: string): Promise<string> {
+  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(code);
+  const [row] = await sql<{ id: string }[]>`
+    select id from users where tenant_id = ${tenantId} and not disabled
+      and ${byId ? sql`id = ${code}::uuid` : sql`account = ${code}`}`;
+  if (!row) throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "user" }, code });
+  return row.id;
+}
+
+/**
+ * 6.3: the user holds the post in the department from now on (again, if it was removed). A manual
+ * grant carries its source, so the feed does not take it back.
+ */
+export async function grantPosition(
+  sql: Queryable,
+  tenantId: string,
+  position: PositionPattern,
+  grant: { code: string; number?: string | undefined; source?: string | undefined },
+): Promise<HeldPosition> {
+  if (position.dept === WILDCARD || position.post === WILDCARD) {
+    throw localizedError(ErrorCode.InvalidArgument, "concretePosition", {
+      position: `${position.dept}:${position.post}`,
+    });
+  }
+  const userId = await userIdByCode(sql, tenantId, grant.code);
+  const [dept] = await sql<{ id: string }[]>`
+    select id from departments where tenant_id = ${tenantId} and code = ${position.dept} and not disabled`;
+  if (!dept)
+    throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "dept" }, code: position.dept });
+  const [post] = await sql<{ id: string }[]>`
+    select id from posts where tenant_id = ${tenantId} and code = ${position.post} and not disabled`;
+  if (!post)
+    throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "post" }, code: position.post });
+  await sql`
+    insert into occupancies (tenant_id, user_id, dept_id, post_id, user_code, source)
+    values (${tenantId}, ${userId}, ${dept.id}, ${post.id}, ${grant.number ?? null}, ${grant.source ?? MANUAL_SOURCE})
+    on conflict (user_id, dept_id, post_id) do update set
+      user_code = coalesce(excluded.user_code, occupancies.user_code), source = excluded.source,
+      disabled = false, updated_at = now()`;
+  const [held] = await sql<{ position: HeldPosition }[]>`
+    select ${sql.unsafe(HELD_POSITION_JSON)} as position
+    from ${activeOccupancies(sql, tenantId, [position])} and o.user_id = ${userId}`;
+  return held!.position;
+}
+
+/**
+ * 6.4: the user no longer holds the matching positions. The occupancies are disabled under the
+ * caller's source, so a feed does not bring back what someone took away by hand.
+ */
+export async function revokePosition(
+  sql: Queryable,
+  tenantId: string,
+  patterns: PositionPattern[],
+  grant: { code: string; source?: string | undefined },
+): Promise<HeldPosition[]> {
+  const userId = await userIdByCode(sql, tenantId, grant.code);
+  const rows = await sql<{ position: HeldPosition }[]>`
+    with revoked as (
+      update occupancies set disabled = true, source = ${grant.source ?? MANUAL_SOURCE}, updated_at = now()
+      where id in (select o.id from ${activeOccupancies(sql, tenantId, patterns)} and o.user_id = ${userId})
+      returning id, dept_id, post_id, user_code, bizes, source)
+    select ${sql.unsafe(HELD_POSITION_JSON)} as position
+    from revoked o join departments d on d.id = o.dept_id join posts p on p.id = o.post_id
+    order by d.code, p.code`;
+  return rows.map((row) => row.position);
+}
