@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
+import { FEED_SYNC_QUEUE } from "../contracts/feed.ts";
 import { ALL_JOBS, jobCatalogue, queueDefinition, withOperatorPolicy } from "../contracts/jobs.ts";
 import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
 import { createGateway } from "../gateway/app.ts";
@@ -10,6 +11,7 @@ import type { Config } from "../runtime/config.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { TemplateSource } from "../runtime/template-source.ts";
 import { OfficeConverter } from "../workers/export/office-converter.ts";
+import { startFeedScheduler } from "../workers/feed/feed-scheduler.ts";
 import { startBlobSweeper } from "../workers/files/blob-sweeper.ts";
 import { createJobHandlers } from "../workers/job-handlers.ts";
 import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
@@ -57,6 +59,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   let senders = new Map<string, GatedSender>();
   let stopSweeper = () => {};
   let stopBlobSweeper = () => {};
+  let stopFeedScheduler = () => {};
   let templates: TemplateSource | undefined;
   let converter: OfficeConverter | undefined;
   const catalogue = withOperatorPolicy(jobCatalogue, {
@@ -95,6 +98,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         delivery: { sql: db.sql, senders, leaseSeconds },
         thumbnails: { sql: db.sql, storage: platform.storage },
         export: { storage: platform.storage, templates, converter, timeZone: config.export.timeZone },
+        feed: { sql: db.sql, log, env: process.env },
         sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
       });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
@@ -106,6 +110,8 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
           BLOB_SWEEP_INTERVAL_MS,
         );
       }
+      if (queues.includes(FEED_SYNC_QUEUE))
+        stopFeedScheduler = startFeedScheduler({ sql: db.sql, broker, log });
       if (queues.some((queue) => queue.startsWith("notify."))) {
         const longestDelayMs = Math.max(0, ...config.notify.retryDelaysMs);
         stopSweeper = startPendingSweeper(
@@ -127,6 +133,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   } catch (error) {
     stopSweeper();
     stopBlobSweeper();
+    stopFeedScheduler();
     await Promise.all(consumers.map((consumer) => consumer.stop(0)));
     await templates?.close();
     await converter?.close();
@@ -143,6 +150,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       draining.value = true;
       stopSweeper();
       stopBlobSweeper();
+      stopFeedScheduler();
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));

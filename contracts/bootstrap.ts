@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bootstrapFeedSchema } from "./feed.ts";
 
 /** A tenant (an enterprise of spec 001), identified by its unique domain. */
 export const bootstrapTenantSchema = z
@@ -114,6 +115,7 @@ export const bootstrapSchema = z
     users: z.array(bootstrapUserSchema).max(100_000).default([]),
     channels: z.array(bootstrapChannelSchema).max(100).default([]),
     seals: z.array(bootstrapSealSchema).max(10_000).default([]),
+    feeds: z.array(bootstrapFeedSchema).max(10_000).default([]),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { QueueDefinition } from "./broker.ts";
 import { exportJobSchema } from "./export.ts";
+import { FEED_SYNC_QUEUE, feedSyncJobSchema } from "./feed.ts";
 import { thumbsJobSchema } from "./files.ts";
 import { signJobSchema } from "./signature.ts";
 
@@ -111,6 +112,15 @@ export const jobCatalogue = {
     retryDelaysMs: [],
     timeoutMs: 60_000,
     concurrency: 2,
+  },
+  feedSync: {
+    queue: FEED_SYNC_QUEUE,
+    description: "pull a tenant's enterprise feed and merge it into the directory",
+    payload: feedSyncJobSchema,
+    // A failed run changed nothing; trying again soon covers a provider's short outage.
+    retryDelaysMs: [30_000, 300_000],
+    timeoutMs: 30 * 60_000,
+    concurrency: 1,
   },
   filesThumbs: {
     queue: "files.thumbs",

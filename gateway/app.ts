@@ -8,6 +8,7 @@ import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
 import { exportRoutes } from "./routes/export-routes.ts";
+import { feedAdminRoutes } from "./routes/feed-admin-routes.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
@@ -81,6 +82,7 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/", fileRoutes(deps));
   app.route("/", exportRoutes(deps));
   app.route("/", adminRoutes(deps, seals));
+  app.route("/", feedAdminRoutes(deps));
   app.route("/", docsRoutes());
 
   // Built on first request, once every route is registered, then served from memory.

@@ -4,6 +4,7 @@ import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
 import { ConfigError } from "./config.ts";
 import type { Sql } from "./database.ts";
 import { upsertApplication } from "./directory/applications.ts";
+import { upsertFeed } from "./directory/feeds.ts";
 import { upsertSeal } from "./directory/seals.ts";
 import { tenantByDomain, upsertTenant } from "./directory/tenants.ts";
 import { upsertUser } from "./directory/users.ts";
@@ -58,6 +59,7 @@ export async function applyBootstrap(sql: Sql, bootstrap: Bootstrap, log: Logger
       if (seal.tenant && !tenant) throw new ConfigError(`seal ${seal.code}: no tenant ${seal.tenant}`);
       await upsertSeal(tx, seal, tenant?.id ?? null);
     }
+    for (const feed of bootstrap.feeds) await upsertFeed(tx, feed);
   });
   log.info(
     {
@@ -65,6 +67,7 @@ export async function applyBootstrap(sql: Sql, bootstrap: Bootstrap, log: Logger
       applications: bootstrap.applications.length,
       users: bootstrap.users.length,
       seals: bootstrap.seals.length,
+      feeds: bootstrap.feeds.length,
     },
     "bootstrap file applied",
   );

@@ -1,5 +1,6 @@
 import type { jobCatalogue } from "../contracts/jobs.ts";
 import { type ExportDeps, exportDocument } from "./export/export-document.ts";
+import { type FeedDeps, syncFeed } from "./feed/sync-feed.ts";
 import { makeThumbnails, type ThumbnailDeps } from "./files/make-thumbnails.ts";
 import type { JobHandlers } from "./job-runner.ts";
 import { type DeliveryDeps, deliverTasks } from "./notify/deliver-tasks.ts";
@@ -9,6 +10,7 @@ export interface JobHandlerDeps {
   delivery: DeliveryDeps;
   thumbnails: ThumbnailDeps;
   export: ExportDeps;
+  feed: FeedDeps;
   /** Only processes that consume the `sign` queue load a signing certificate. */
   sign: SignDeps | undefined;
 }
@@ -24,6 +26,7 @@ export function createJobHandlers(deps: JobHandlerDeps): Partial<JobHandlers<typ
     notifyExternal: deliver,
     filesThumbs: makeThumbnails(deps.thumbnails),
     export: exportDocument(deps.export),
+    feedSync: syncFeed(deps.feed),
     ...(deps.sign ? { sign: signDocument(deps.sign) } : {}),
   };
 }

@@ -13,7 +13,7 @@ import { rotateSigningKey } from "../oauth/access-tokens.ts";
 import type { SealCache } from "../seal-cache.ts";
 
 /** The operator token: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
-function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
+export function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
   return async function requireAdmin(c, next) {
     const header = c.req.header("authorization") ?? "";
     const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";

@@ -1,0 +1,28 @@
+import type { Broker } from "../../contracts/broker.ts";
+import type { Sql } from "../../runtime/database.ts";
+import { claimDueFeeds, enqueueFeedSync } from "../../runtime/directory/feeds.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { runPeriodically } from "../../runtime/periodic-task.ts";
+
+/** How often feed workers look for feeds whose scheduled time has come. */
+export const FEED_SCHEDULE_TICK_MS = 5_000;
+
+/**
+ * Queues the scheduled runs of every tenant's feed. Every `feed.sync` worker runs it; claiming a
+ * due feed moves it to its next time, so each run is queued once however many workers look.
+ */
+export function startFeedScheduler(
+  deps: { sql: Sql; broker: Broker; log: Logger },
+  tickMs = FEED_SCHEDULE_TICK_MS,
+) {
+  return runPeriodically(
+    async () => {
+      for (const tenantId of await claimDueFeeds(deps.sql)) {
+        await enqueueFeedSync(deps.broker, tenantId, "schedule");
+      }
+    },
+    tickMs,
+    deps.log,
+    "feed schedule",
+  );
+}

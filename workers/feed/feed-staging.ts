@@ -1,0 +1,64 @@
+import type { FeedEntity } from "../../contracts/feed.ts";
+import type { Sql } from "../../runtime/database.ts";
+import { STAGE_COLUMNS, type StagedRow } from "./feed-rows.ts";
+
+/** Rows sent to Postgres in one statement: large enough to be few round trips, small enough to stay light. */
+export const STAGE_BATCH = 2000;
+
+/** Columns travel as text arrays (the client types arrays by their first element) and are cast on the server. */
+function asText(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+/** One statement per entity: the batch's columns as arrays, unnested into rows of the staging table. */
+function insertStatement(entity: FeedEntity): string {
+  const columns = STAGE_COLUMNS[entity];
+  const names = columns.map((column) => column.name);
+  const arrays = columns.map((_, index) => `$${index + 3}::text[]`);
+  const selected = columns.map((column) => `t.${column.name}::${column.type}`);
+  return `insert into feed_stage_${entity} (run_id, ord, ${names.join(", ")})
+    select $1::uuid, t.ord::int, ${selected.join(", ")}
+    from unnest($2::text[], ${arrays.join(", ")}) as t(ord, ${names.join(", ")})`;
+}
+
+/**
+ * Collects the rows of one entity of a run and writes them to its staging table in batches, so a
+ * feed of any size passes through bounded memory.
+ */
+export class FeedStage {
+  private readonly statement: string;
+  private ords: string[] = [];
+  private columns: (string | null)[][];
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly runId: string,
+    private readonly entity: FeedEntity,
+  ) {
+    this.statement = insertStatement(entity);
+    this.columns = STAGE_COLUMNS[entity].map(() => []);
+  }
+
+  /** Adds a row; resolves once it is buffered or, every `STAGE_BATCH` rows, written. */
+  async add(row: StagedRow, ord: number): Promise<void> {
+    this.ords.push(String(ord));
+    for (let index = 0; index < this.columns.length; index++)
+      this.columns[index]!.push(asText(row.values[index]));
+    if (this.ords.length >= STAGE_BATCH) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.ords.length === 0) return;
+    const parameters = [this.runId, this.ords, ...this.columns];
+    this.ords = [];
+    this.columns = STAGE_COLUMNS[this.entity].map(() => []);
+    await this.sql.unsafe(this.statement, parameters as never[]);
+  }
+}
+
+/** Drops what a run staged, once it is applied or given up. */
+export async function clearStage(sql: Sql, runId: string): Promise<void> {
+  for (const entity of Object.keys(STAGE_COLUMNS)) {
+    await sql.unsafe(`delete from feed_stage_${entity} where run_id = $1`, [runId]);
+  }
+}

@@ -1,0 +1,236 @@
+import type { HandlerOutcome } from "../../contracts/broker.ts";
+import {
+  ENTITY_PLACEHOLDER,
+  FEED_ENTITIES,
+  type FeedEntity,
+  type FeedSyncJob,
+} from "../../contracts/feed.ts";
+import type { Sql } from "../../runtime/database.ts";
+import { type FeedSettings, feedSettings } from "../../runtime/directory/feeds.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import type { JobContext } from "../job-runner.ts";
+import { mergeFeed } from "./feed-merge.ts";
+import { FeedFormatError, feedEntities } from "./feed-response-stream.ts";
+import { readFeedRow } from "./feed-rows.ts";
+import { clearStage, FeedStage } from "./feed-staging.ts";
+
+export interface FeedDeps {
+  sql: Sql;
+  log: Logger;
+  /** Where `authorizationEnv` names are looked up: the worker's environment. */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A run's heartbeat is refreshed this often while it works... */
+const HEARTBEAT_MS = 5_000;
+/** ...so one not refreshed for this long lost its worker and may be taken over. */
+const STALE_AFTER_SECONDS = 60;
+/** Rejected rows recorded one by one per entity and run; the count covers them all. */
+const MAX_RECORDED_REJECTS = 1000;
+/** Runs kept per tenant for the admin API. */
+const RUNS_KEPT = 200;
+
+export interface EntityCounts {
+  received: number;
+  rejected: number;
+  applied: number;
+  disabled: number;
+  /** The provider sent every timestamp null: a full pull, in which absent entries are disabled. */
+  full: boolean;
+}
+
+interface Reject {
+  entity: FeedEntity;
+  index: number;
+  key: string | null;
+  reason: string;
+}
+
+/** A failure of the provider (HTTP, JSON, time): the run changes nothing and is tried again later. */
+class FeedUnavailable extends Error {}
+
+export function addressOf(
+  settings: Pick<FeedSettings, "url" | "addresses">,
+  entity: FeedEntity,
+  since: number | null,
+) {
+  const base = settings.url.endsWith("/") ? settings.url : `${settings.url}/`;
+  const url = new URL(settings.addresses.replace(ENTITY_PLACEHOLDER, entity), base);
+  if (since !== null) url.searchParams.set("timestamp", String(since));
+  return url;
+}
+
+type Claim = { runId: string; startedAt: number } | { covered: true } | { busy: true };
+
+/**
+ * One run per tenant at a time: a unique index admits a single `running` row. A run that stopped
+ * beating is abandoned and replaced; a live one started after this job was asked for covers it.
+ */
+async function claimRun(sql: Sql, job: FeedSyncJob, since: number | null): Promise<Claim> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const [claimed] = await sql<{ id: string; startedAt: number }[]>`
+      insert into feed_runs (tenant_id, trigger, status, since)
+      values (${job.tenantId}, ${job.trigger}, 'running', ${since})
+      on conflict (tenant_id) where status = 'running' do nothing
+      returning id, extract(epoch from started_at)::float8 as "startedAt"`;
+    if (claimed) return { runId: claimed.id, startedAt: Math.floor(claimed.startedAt) };
+    const [running] = await sql<{ id: string; stale: boolean; startedMs: number }[]>`
+      select id, heartbeat_at < now() - make_interval(secs => ${STALE_AFTER_SECONDS}) as stale,
+             extract(epoch from started_at)::float8 * 1000 as "startedMs"
+      from feed_runs where tenant_id = ${job.tenantId} and status = 'running'`;
+    if (!running) continue;
+    if (!running.stale) return running.startedMs >= job.requestedAt ? { covered: true } : { busy: true };
+    await sql`
+      update feed_runs set status = 'abandoned', finished_at = now(), error = 'its worker stopped answering'
+      where id = ${running.id} and status = 'running'`;
+    await clearStage(sql, running.id);
+  }
+  return { busy: true };
+}
+
+/**
+ * Pulls users, departments, posts and occupancies (in that order) from the tenant's feed into the
+ * staging tables, then applies them together in one transaction: a feed that fails anywhere
+ * changes nothing. Each run is recorded with its counts, rejected rows and error.
+ */
+export function syncFeed(deps: FeedDeps) {
+  const { sql } = deps;
+  return async (job: FeedSyncJob, context: JobContext): Promise<HandlerOutcome> => {
+    const settings = await feedSettings(sql, job.tenantId);
+    if (!settings?.enabled) {
+      context.log.info({ tenantId: job.tenantId }, "no enabled feed for this tenant; nothing to sync");
+      return { outcome: "done" };
+    }
+    const claim = await claimRun(sql, job, settings.syncedSince);
+    if ("covered" in claim) return { outcome: "done" };
+    if ("busy" in claim) return { outcome: "retry", reason: "another run of this feed is in progress" };
+
+    const { runId } = claim;
+    const log = context.log.child({ runId, tenantId: job.tenantId });
+    const heartbeat = setInterval(() => {
+      sql`update feed_runs set heartbeat_at = now() where id = ${runId}`.catch(() => {});
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    const counts = {} as Record<FeedEntity, EntityCounts>;
+    const rejects: Reject[] = [];
+    try {
+      for (const entity of FEED_ENTITIES) {
+        counts[entity] = await pullEntity(deps, settings, entity, runId, rejects, context.signal);
+        log.debug({ entity, ...counts[entity] }, "feed address read");
+      }
+      const full = new Set(FEED_ENTITIES.filter((entity) => counts[entity].full));
+      await sql.begin(async (tx) => {
+        const merged = await mergeFeed(tx, {
+          tenantId: job.tenantId,
+          runId,
+          full,
+          maxRejects: MAX_RECORDED_REJECTS,
+        });
+        for (const entity of FEED_ENTITIES) {
+          counts[entity].applied = merged[entity].applied;
+          counts[entity].disabled = merged[entity].disabled;
+          counts[entity].rejected += merged[entity].unresolved;
+        }
+        if (rejects.length > 0) {
+          await tx`insert into feed_rejects ${tx(
+            rejects.map((reject) => ({
+              run_id: runId,
+              entity: reject.entity,
+              row_index: reject.index,
+              key: reject.key,
+              reason: reject.reason,
+            })),
+          )}`;
+        }
+        await tx`update tenant_feeds set synced_since = ${claim.startedAt} where tenant_id = ${job.tenantId}`;
+        await tx`
+          update feed_runs set status = 'succeeded', finished_at = now(), counts = ${tx.json(counts as never)}
+          where id = ${runId}`;
+      });
+      log.info({ counts }, "feed synced");
+      return { outcome: "done" };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await sql`
+        update feed_runs set status = 'failed', finished_at = now(), error = ${message.slice(0, 2000)},
+               counts = ${sql.json(counts as never)}
+        where id = ${runId}`;
+      if (error instanceof FeedUnavailable || context.signal.aborted) {
+        log.warn({ err: message }, "feed run failed; the directory is unchanged");
+        return { outcome: "retry", reason: message };
+      }
+      throw error;
+    } finally {
+      clearInterval(heartbeat);
+      await clearStage(sql, runId);
+      await sql`
+        delete from feed_runs where tenant_id = ${job.tenantId} and status <> 'running' and id not in (
+          select id from feed_runs where tenant_id = ${job.tenantId} order by started_at desc limit ${RUNS_KEPT})`;
+    }
+  };
+}
+
+/** Reads one address into the staging table; the rows it rejects are added to `rejects`. */
+async function pullEntity(
+  deps: FeedDeps,
+  settings: FeedSettings,
+  entity: FeedEntity,
+  runId: string,
+  rejects: Reject[],
+  signal: AbortSignal,
+): Promise<EntityCounts> {
+  const url = addressOf(settings, entity, settings.syncedSince);
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (settings.authorizationEnv) {
+    const authorization = deps.env[settings.authorizationEnv];
+    if (!authorization)
+      throw new FeedUnavailable(`${settings.authorizationEnv} is not set in the feed worker`);
+    headers.authorization = authorization;
+  }
+  const deadline = AbortSignal.any([signal, AbortSignal.timeout(settings.timeoutSeconds * 1000)]);
+  const counts: EntityCounts = { received: 0, rejected: 0, applied: 0, disabled: 0, full: false };
+  let allTimestampsNull = true;
+  try {
+    const response = await fetch(url, { headers, signal: deadline, redirect: "error" });
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      throw new FeedUnavailable(`${entity}: the feed answered HTTP ${response.status}`);
+    }
+    const stage = new FeedStage(deps.sql, runId, entity);
+    const entities = feedEntities(response.body);
+    let next = await entities.next();
+    for (; !next.done; next = await entities.next()) {
+      const index = counts.received++;
+      const result = readFeedRow(entity, next.value);
+      if (!result.ok) {
+        if (counts.rejected++ < MAX_RECORDED_REJECTS)
+          rejects.push({ entity, index, key: result.key, reason: result.reason });
+        continue;
+      }
+      if (result.row.timestamp !== null) allTimestampsNull = false;
+      await stage.add(result.row, index);
+    }
+    await stage.flush();
+    const envelope = next.value;
+    if (envelope.errno !== null && envelope.errno !== 0) {
+      throw new FeedUnavailable(
+        `${entity}: the feed answered errno ${envelope.errno}: ${envelope.error ?? ""}`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof FeedUnavailable) throw error;
+    if (error instanceof FeedFormatError) throw new FeedUnavailable(`${entity}: ${error.message}`);
+    if (deadline.aborted && !signal.aborted)
+      throw new FeedUnavailable(`${entity}: the feed did not answer within ${settings.timeoutSeconds} s`);
+    if (error instanceof TypeError) throw new FeedUnavailable(`${entity}: ${describeFetchError(error)}`);
+    throw error;
+  }
+  // Only a provider that sent something and dated none of it is taken as a full listing.
+  counts.full = allTimestampsNull && counts.received - counts.rejected > 0;
+  return counts;
+}
+
+function describeFetchError(error: TypeError): string {
+  const cause = error.cause as { code?: string; message?: string } | undefined;
+  return cause?.code ?? cause?.message ?? error.message;
+}
