@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import type { BenchCase, BenchResult } from "./bench-result.ts";
 import { brokerBench } from "./cases/broker-throughput.ts";
 import { exportBench } from "./cases/export-throughput.ts";
+import { feedBench } from "./cases/feed-sync.ts";
 import { fileBench } from "./cases/file-throughput.ts";
 import { gatewayBench } from "./cases/gateway-throughput.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
@@ -17,6 +18,7 @@ const CASES: BenchCase[] = [
   sealBench,
   fileBench,
   exportBench,
+  feedBench,
 ];
 
 const wanted = process.argv.slice(2);

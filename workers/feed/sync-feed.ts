@@ -27,6 +27,8 @@ const HEARTBEAT_MS = 5_000;
 const STALE_AFTER_SECONDS = 60;
 /** Rejected rows recorded one by one per entity and run; the count covers them all. */
 const MAX_RECORDED_REJECTS = 1000;
+/** A run that changed this many rows refreshes the planner's statistics of the directory. */
+const ANALYZE_AFTER_ROWS = 10_000;
 /** Runs kept per tenant for the admin API. */
 const RUNS_KEPT = 200;
 
@@ -147,6 +149,12 @@ export function syncFeed(deps: FeedDeps) {
           update feed_runs set status = 'succeeded', finished_at = now(), counts = ${tx.json(counts as never)}
           where id = ${runId}`;
       });
+      const applied = FEED_ENTITIES.reduce(
+        (sum, entity) => sum + counts[entity].applied + counts[entity].disabled,
+        0,
+      );
+      // Fresh statistics at once, or searches plan for the directory as it was before a large change.
+      if (applied >= ANALYZE_AFTER_ROWS) await sql`analyze users, departments, posts, occupancies`;
       log.info({ counts }, "feed synced");
       return { outcome: "done" };
     } catch (error) {
