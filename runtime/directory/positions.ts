@@ -72,6 +72,17 @@ function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionP
     where o.tenant_id = ${tenantId} and not o.disabled ${match}`;
 }
 
+/**
+ * The users holding any of the positions: one index lookup per position (by department, by post or
+ * both), where a single OR over all of them would read every occupancy of the tenant.
+ */
+function positionHolders(sql: Queryable, tenantId: string, patterns: PositionPattern[]) {
+  const branches = patterns
+    .map((pattern) => sql`select o.user_id from ${activeOccupancies(sql, tenantId, [pattern])}`)
+    .reduce((all, one) => sql`${all} union all ${one}`);
+  return sql`select distinct user_id from (${branches}) holders`;
+}
+
 /** 1.6 and 6.1: the positions a user holds, official (formal) posts first. */
 export async function positionsOf(sql: Queryable, tenantId: string, userId: string): Promise<HeldPosition[]> {
   const rows = await sql<{ position: HeldPosition }[]>`
@@ -131,8 +142,7 @@ export async function searchUsers(
   }
   // The holders of the positions first: usually few, and the rest of the filter runs on them alone.
   const from = query.positions
-    ? sql`(select distinct o.user_id from ${activeOccupancies(sql, tenantId, query.positions)}) h
-          join users u on u.id = h.user_id`
+    ? sql`(${positionHolders(sql, tenantId, query.positions)}) h join users u on u.id = h.user_id`
     : sql`users u`;
   const where = conditions.reduce((all, one) => sql`${all} and ${one}`);
   const rows = await sql<(UserEntry & { total: number; positions?: HeldPosition[] })[]>`
