@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import type { Queryable } from "../database.ts";
-import { MANUAL_SOURCE, type UserEntry } from "./triples.ts";
+import { byIdOrCode, MANUAL_SOURCE, type UserEntry } from "./triples.ts";
 
 /** A Position `{dept}:{post}`; `*` in either part matches every department or post. */
 export interface PositionPattern {
@@ -173,10 +173,9 @@ async function countUsers(
 
 /** A user of the tenant by account or id, enabled. */
 export async function userIdByCode(sql: Queryable, tenantId: string, code: string): Promise<string> {
-  const byId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(code);
   const [row] = await sql<{ id: string }[]>`
     select id from users where tenant_id = ${tenantId} and not disabled
-      and ${byId ? sql`id = ${code}::uuid` : sql`account = ${code}`}`;
+      and ${byIdOrCode(sql, "user", code)}`;
   if (!row) throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "user" }, code });
   return row.id;
 }

@@ -82,20 +82,22 @@ function notFound(type: TripleType, code: string) {
   return localizedError(ErrorCode.NotFound, "noEntity", { type: { term: type }, code });
 }
 
-/** An enabled entry by its code (a user's account), or by its id when `byId` allows a GUID. */
+/** Matches an entry by its id when `key` is a GUID, else by its code (a user's account). */
+export function byIdOrCode(sql: Queryable, type: TripleType, key: string) {
+  return GUID.test(key) ? sql`id = ${key}::uuid` : sql`${sql(CODE_COLUMN[type])} = ${key}`;
+}
+
+/** 5.1: an enabled entry by its code (a user's account). */
 export async function findTriple(
   sql: Queryable,
   tenantId: string,
   type: TripleType,
-  key: string,
-  options: { byId?: boolean } = {},
+  code: string,
 ): Promise<TripleEntry> {
-  const byId = options.byId === true && GUID.test(key);
   const [row] = await sql<TripleEntry[]>`
     select ${sql.unsafe(COLUMNS[type])} from ${sql(TABLE[type])}
-    where tenant_id = ${tenantId} and not disabled
-      and ${byId ? sql`id = ${key}::uuid` : sql`${sql(CODE_COLUMN[type])} = ${key}`}`;
-  if (!row) throw notFound(type, key);
+    where tenant_id = ${tenantId} and not disabled and ${sql(CODE_COLUMN[type])} = ${code}`;
+  if (!row) throw notFound(type, code);
   return row;
 }
 
@@ -211,11 +213,9 @@ export async function removeTriple(
   key: string,
   source: string | undefined,
 ): Promise<TripleEntry> {
-  const byId = GUID.test(key);
   const [row] = await sql<TripleEntry[]>`
     update ${sql(TABLE[type])} set disabled = true, source = ${source ?? MANUAL_SOURCE}, updated_at = now()
-    where tenant_id = ${tenantId} and not disabled
-      and ${byId ? sql`id = ${key}::uuid` : sql`${sql(CODE_COLUMN[type])} = ${key}`}
+    where tenant_id = ${tenantId} and not disabled and ${byIdOrCode(sql, type, key)}
     returning ${sql.unsafe(COLUMNS[type])}`;
   if (!row) throw notFound(type, key);
   return row;

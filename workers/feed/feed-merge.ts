@@ -28,9 +28,9 @@ export interface MergeInput {
  */
 export async function mergeFeed(sql: Queryable, input: MergeInput): Promise<Record<FeedEntity, MergeCounts>> {
   return {
-    users: await mergeUsers(sql, input),
-    depts: await mergeDepts(sql, input),
-    posts: await mergePosts(sql, input),
+    users: await mergeEntries(sql, "users", input),
+    depts: await mergeEntries(sql, "depts", input),
+    posts: await mergeEntries(sql, "posts", input),
     occupies: await mergeOccupancies(sql, input),
   };
 }
@@ -40,78 +40,45 @@ async function count(query: Promise<{ count: number }[]>): Promise<number> {
   return row?.count ?? 0;
 }
 
-async function mergeUsers(sql: Queryable, { tenantId, runId, full }: MergeInput): Promise<MergeCounts> {
+/**
+ * Where each entity's staged rows go: its table, the key a feed names it by, and the columns the
+ * feed sets (named alike in the staging table).
+ */
+const ENTRIES = {
+  users: { table: "users", key: "account", columns: ["name", "email", "phone", "disabled"] },
+  depts: { table: "departments", key: "code", columns: ["name", "parent_code", "independent", "disabled"] },
+  posts: { table: "posts", key: "code", columns: ["name", "formal", "biz_types", "disabled"] },
+} as const;
+
+/** Upserts one entity's staged rows and, after a full pull, disables the feed's entries left out. */
+async function mergeEntries(
+  sql: Queryable,
+  entity: keyof typeof ENTRIES,
+  { tenantId, runId, full }: MergeInput,
+): Promise<MergeCounts> {
+  const { table, key, columns } = ENTRIES[entity];
+  const stage = `feed_stage_${entity}`;
+  const list = (prefix: string) => columns.map((column) => `${prefix}${column}`).join(", ");
   const applied = await count(sql`
     with upserted as (
-      insert into users (tenant_id, account, name, email, phone, disabled, source, feed_timestamp)
-      select distinct on (account) ${tenantId}::uuid, account, name, email, phone, disabled, ${FEED_SOURCE}, ts
-      from feed_stage_users where run_id = ${runId} order by account, ord desc
-      on conflict (tenant_id, account) do update set
-        name = excluded.name, email = excluded.email, phone = excluded.phone, disabled = excluded.disabled,
+      insert into ${sql(table)} (tenant_id, ${sql.unsafe(key)}, ${sql.unsafe(list(""))}, source, feed_timestamp)
+      select distinct on (${sql.unsafe(key)}) ${tenantId}::uuid, ${sql.unsafe(key)}, ${sql.unsafe(list(""))},
+             ${FEED_SOURCE}, ts
+      from ${sql(stage)} where run_id = ${runId} order by ${sql.unsafe(key)}, ord desc
+      on conflict (tenant_id, ${sql.unsafe(key)}) do update set
+        ${sql.unsafe(columns.map((column) => `${column} = excluded.${column}`).join(", "))},
         feed_timestamp = excluded.feed_timestamp, updated_at = now()
-      where users.source = ${FEED_SOURCE}
-        and (users.name, users.email, users.phone, users.disabled)
-            is distinct from (excluded.name, excluded.email, excluded.phone, excluded.disabled)
+      where ${sql(table)}.source = ${FEED_SOURCE}
+        and (${sql.unsafe(list(`${table}.`))}) is distinct from (${sql.unsafe(list("excluded."))})
       returning 1)
     select count(*)::int as count from upserted`);
-  const disabled = full.has("users")
+  const disabled = full.has(entity)
     ? await count(sql`
         with gone as (
-          update users set disabled = true, updated_at = now()
+          update ${sql(table)} set disabled = true, updated_at = now()
           where tenant_id = ${tenantId} and source = ${FEED_SOURCE} and not disabled
-            and not exists (select 1 from feed_stage_users s where s.run_id = ${runId} and s.account = users.account)
-          returning 1)
-        select count(*)::int as count from gone`)
-    : 0;
-  return { applied, disabled, unresolved: 0 };
-}
-
-async function mergeDepts(sql: Queryable, { tenantId, runId, full }: MergeInput): Promise<MergeCounts> {
-  const applied = await count(sql`
-    with upserted as (
-      insert into departments (tenant_id, code, name, parent_code, independent, disabled, source, feed_timestamp)
-      select distinct on (code) ${tenantId}::uuid, code, name, parent_code, independent, disabled, ${FEED_SOURCE}, ts
-      from feed_stage_depts where run_id = ${runId} order by code, ord desc
-      on conflict (tenant_id, code) do update set
-        name = excluded.name, parent_code = excluded.parent_code, independent = excluded.independent,
-        disabled = excluded.disabled, feed_timestamp = excluded.feed_timestamp, updated_at = now()
-      where departments.source = ${FEED_SOURCE}
-        and (departments.name, departments.parent_code, departments.independent, departments.disabled)
-            is distinct from (excluded.name, excluded.parent_code, excluded.independent, excluded.disabled)
-      returning 1)
-    select count(*)::int as count from upserted`);
-  const disabled = full.has("depts")
-    ? await count(sql`
-        with gone as (
-          update departments set disabled = true, updated_at = now()
-          where tenant_id = ${tenantId} and source = ${FEED_SOURCE} and not disabled
-            and not exists (select 1 from feed_stage_depts s where s.run_id = ${runId} and s.code = departments.code)
-          returning 1)
-        select count(*)::int as count from gone`)
-    : 0;
-  return { applied, disabled, unresolved: 0 };
-}
-
-async function mergePosts(sql: Queryable, { tenantId, runId, full }: MergeInput): Promise<MergeCounts> {
-  const applied = await count(sql`
-    with upserted as (
-      insert into posts (tenant_id, code, name, formal, biz_types, disabled, source, feed_timestamp)
-      select distinct on (code) ${tenantId}::uuid, code, name, formal, biz_types, disabled, ${FEED_SOURCE}, ts
-      from feed_stage_posts where run_id = ${runId} order by code, ord desc
-      on conflict (tenant_id, code) do update set
-        name = excluded.name, formal = excluded.formal, biz_types = excluded.biz_types,
-        disabled = excluded.disabled, feed_timestamp = excluded.feed_timestamp, updated_at = now()
-      where posts.source = ${FEED_SOURCE}
-        and (posts.name, posts.formal, posts.biz_types, posts.disabled)
-            is distinct from (excluded.name, excluded.formal, excluded.biz_types, excluded.disabled)
-      returning 1)
-    select count(*)::int as count from upserted`);
-  const disabled = full.has("posts")
-    ? await count(sql`
-        with gone as (
-          update posts set disabled = true, updated_at = now()
-          where tenant_id = ${tenantId} and source = ${FEED_SOURCE} and not disabled
-            and not exists (select 1 from feed_stage_posts s where s.run_id = ${runId} and s.code = posts.code)
+            and not exists (select 1 from ${sql(stage)} s
+                            where s.run_id = ${runId} and s.${sql.unsafe(key)} = ${sql(table)}.${sql.unsafe(key)})
           returning 1)
         select count(*)::int as count from gone`)
     : 0;
