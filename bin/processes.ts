@@ -8,7 +8,9 @@ import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
+import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
+import { observeBroker } from "../runtime/platform-metrics.ts";
 import { TemplateSource } from "../runtime/template-source.ts";
 import { OfficeConverter } from "../workers/export/office-converter.ts";
 import { startFeedScheduler } from "../workers/feed/feed-scheduler.ts";
@@ -53,8 +55,10 @@ interface ProcessParts {
 async function startProcess(config: Config, parts: ProcessParts): Promise<RunningProcess> {
   const platform = await openPlatform(config, parts.name, { applyBootstrap: parts.serveHttp });
   const { log, broker, db } = platform;
+  observeBroker(broker);
   const draining = { value: false };
   let http: HttpServer | undefined;
+  let metricsServer: MetricsServer | undefined;
   let consumers: Consumer[] = [];
   let senders = new Map<string, GatedSender>();
   let stopSweeper = () => {};
@@ -117,12 +121,19 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         stopSweeper = startPendingSweeper(
           { sql: db.sql, broker, log },
           {
+            pendingAgeSeconds: config.notify.pendingAgeSeconds,
             maxAttempts: config.notify.retryDelaysMs.length + 1,
             staleRetryingSeconds: Math.ceil((longestDelayMs + config.notify.sendTimeoutMs) / 1000) + 60,
           },
           config.notify.sweepIntervalMs,
         );
       }
+    }
+    if (!parts.serveHttp && config.metrics.port !== undefined) {
+      metricsServer = await startMetricsServer(
+        { port: config.metrics.port, host: config.http.host, token: config.metrics.token },
+        log,
+      );
     }
     if (parts.serveHttp) {
       const oauth = await createOAuthServices(db.sql, config);
@@ -131,6 +142,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");
     }
   } catch (error) {
+    await metricsServer?.close();
     stopSweeper();
     stopBlobSweeper();
     stopFeedScheduler();
@@ -159,6 +171,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       await Promise.all([...senders.values()].map((sender) => sender.close()));
       await broker.close();
       await db.close();
+      await metricsServer?.close();
     },
   };
 }

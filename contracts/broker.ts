@@ -52,6 +52,16 @@ export interface DeadLetter {
   attempts: number;
 }
 
+/** How full a queue is, as a scrape of `/metrics` reports it. */
+export interface QueueStats {
+  queue: string;
+  /** Messages waiting for a worker. */
+  ready: number;
+  /** Messages in its dead queue. */
+  dead: number;
+  consumers: number;
+}
+
 /** Reply of a request/reply call as carried on the wire. */
 export type ReplyEnvelope = { ok: true; value: unknown } | { ok: false; error: string; code?: ErrorCode };
 
@@ -66,6 +76,8 @@ export interface Broker {
   consume(queue: string, handler: MessageHandler, options: ConsumeOptions): Promise<Consumer>;
   /** Takes up to `limit` dead letters of a queue off its dead queue. */
   takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
+  /** Depth and consumers of every declared queue. */
+  queueStats(): Promise<QueueStats[]>;
   isConnected(): boolean;
   /** Stops consumers (draining up to `drainMs`), then closes the connection. */
   close(drainMs?: number): Promise<void>;

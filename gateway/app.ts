@@ -11,6 +11,7 @@ import { exportRoutes } from "./routes/export-routes.ts";
 import { feedAdminRoutes } from "./routes/feed-admin-routes.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthRoutes } from "./routes/oauth-routes.ts";
 import { positionRoutes } from "./routes/position-routes.ts";
@@ -70,6 +71,7 @@ export function createGateway(deps: GatewayDeps) {
   );
 
   app.route("/", healthRoutes(deps));
+  app.route("/", metricsRoutes(deps));
   app.route("/", oauthRoutes(deps));
   app.route("/", authorizeRoutes(deps));
   const tenants = new WorkflowTenants(deps.db.sql);

@@ -25,7 +25,12 @@ function url(protocols: readonly string[]) {
 }
 
 /** Variables whose values are credentials: a configuration error names them without their value. */
-const SECRET_VARIABLES = new Set(["ADMIN_TOKEN", "SIGN_P12_PASSPHRASE", "FILES_S3_SECRET_ACCESS_KEY"]);
+const SECRET_VARIABLES = new Set([
+  "ADMIN_TOKEN",
+  "METRICS_TOKEN",
+  "SIGN_P12_PASSPHRASE",
+  "FILES_S3_SECRET_ACCESS_KEY",
+]);
 
 /** Every environment variable the platform reads, with its default. Empty values count as unset. */
 const environmentSchema = z.object({
@@ -58,6 +63,8 @@ const environmentSchema = z.object({
   NOTIFY_SEND_TIMEOUT_MS: integer(100, 600_000).default(60_000),
   /** How often workers look for delivery tasks whose job was lost. */
   NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
+  /** A delivery task still pending after this long has lost its job (its publish never happened). */
+  NOTIFY_PENDING_AGE_SECONDS: integer(1, 86_400).default(30),
   /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
   FILES_DIR: z.string().min(1).optional(),
   /** An S3-compatible bucket for files instead of FILES_DIR, and how to reach it. */
@@ -108,6 +115,10 @@ const environmentSchema = z.object({
   EXPORT_CONVERT_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
   /** Start LibreOffice when an export worker starts, not at its first PDF or image export. */
   EXPORT_OFFICE_PREWARM: z.enum(["true", "false"], "true or false").default("false"),
+  /** Bearer token a scraper of `/metrics` must send; unset, `/metrics` is open (keep it off the internet). */
+  METRICS_TOKEN: z.string().min(16, "a string of at least 16 characters").optional(),
+  /** A worker process serves `/metrics` and `/healthz` on this port; unset, it serves nothing. */
+  METRICS_PORT: integer(1, 65535).optional(),
   /** Operator token for the admin API; unset, the admin API answers 404. */
   ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
 });
@@ -133,6 +144,7 @@ export interface Config {
     loginLockoutSeconds: number;
   };
   adminToken: string | undefined;
+  metrics: { token: string | undefined; port: number | undefined };
   filesDir: string;
   files: {
     maxUploadBytes: number;
@@ -156,7 +168,12 @@ export interface Config {
     convertTimeoutMs: number;
     officePrewarm: boolean;
   };
-  notify: { retryDelaysMs: number[]; sendTimeoutMs: number; sweepIntervalMs: number };
+  notify: {
+    retryDelaysMs: number[];
+    sendTimeoutMs: number;
+    sweepIntervalMs: number;
+    pendingAgeSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -207,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
     },
     adminToken: e.ADMIN_TOKEN,
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
     files: {
       maxUploadBytes: e.FILE_MAX_UPLOAD_BYTES,
@@ -242,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,
       sweepIntervalMs: e.NOTIFY_SWEEP_INTERVAL_MS,
+      pendingAgeSeconds: e.NOTIFY_PENDING_AGE_SECONDS,
     },
   };
 }

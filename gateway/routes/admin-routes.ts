@@ -1,30 +1,15 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { applyBootstrap } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import { rotateApplicationSecret } from "../../runtime/directory/application-secrets.ts";
 import { deleteSeal } from "../../runtime/directory/seals.ts";
-import { sameText } from "../../runtime/directory/secrets.ts";
 import { tenantByDomain } from "../../runtime/directory/tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireOperatorToken } from "../middleware/require-operator-token.ts";
 import { rotateSigningKey } from "../oauth/access-tokens.ts";
 import type { SealCache } from "../seal-cache.ts";
-
-/** The operator token: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
-export function requireAdmin(adminToken: string): MiddlewareHandler<GatewayEnv> {
-  return async function requireAdmin(c, next) {
-    const header = c.req.header("authorization") ?? "";
-    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
-    if (!given || !sameText(given, adminToken)) {
-      throw new PlatformError(ErrorCode.Unauthenticated, "the admin API needs the operator token", {
-        challenge: 'Bearer realm="admin"',
-      });
-    }
-    await next();
-  };
-}
 
 const appliedSchema = z.object({ applied: z.literal(true) }).openapi("BootstrapApplied");
 const rotatedSchema = z.object({ rotated: z.literal(true) }).openapi("SigningKeyRotated");
@@ -36,7 +21,7 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
   const app = new OpenAPIHono<GatewayEnv>();
   const adminToken = deps.config.adminToken;
   if (!adminToken) return app;
-  app.use("/admin/*", requireAdmin(adminToken));
+  app.use("/admin/*", requireOperatorToken(adminToken, "admin"));
 
   app.openapi(
     createRoute({

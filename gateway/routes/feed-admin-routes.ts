@@ -4,7 +4,7 @@ import { feedRun, recentFeedRuns } from "../../runtime/directory/feed-runs.ts";
 import { enqueueFeedSync, feedSettings } from "../../runtime/directory/feeds.ts";
 import { tenantByDomain } from "../../runtime/directory/tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { requireAdmin } from "./admin-routes.ts";
+import { requireOperatorToken } from "../middleware/require-operator-token.ts";
 
 const countsSchema = z.record(z.string(), z.unknown());
 const runSchema = z
@@ -48,7 +48,7 @@ export function feedAdminRoutes(deps: GatewayDeps) {
   const adminToken = deps.config.adminToken;
   if (!adminToken) return app;
   const sql = deps.db.sql;
-  app.use("/admin/feeds/*", requireAdmin(adminToken));
+  app.use("/admin/feeds/*", requireOperatorToken(adminToken, "admin"));
   const tags = ["Admin: enterprise feeds"];
   const security = [{ admin: [] }];
 

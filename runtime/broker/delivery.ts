@@ -5,6 +5,7 @@ import type {
   QueueDefinition,
   ReplyEnvelope,
 } from "../../contracts/broker.ts";
+import { jobDuration, jobsHandled } from "../platform-metrics.ts";
 
 /** Quorum queues dead-letter a message handed out this many times without an ack (a consumer crash loop). */
 export const REDELIVERY_LIMIT = 20;
@@ -62,21 +63,29 @@ class HandlerRun implements DeliveryContext {
 
 /**
  * The handlers running on one consumer, each under its timeout. A throw or a timeout counts as a
- * retry; stopping the consumer aborts them all.
+ * retry; stopping the consumer aborts them all. Each run ends in the step to take with its message,
+ * counted in the job metrics unless the consumer stopped under it.
  */
 export class RunningHandlers {
   private readonly running = new Set<HandlerRun>();
+
+  constructor(private readonly definition: QueueDefinition) {}
 
   run(
     handler: MessageHandler,
     message: unknown,
     context: Omit<DeliveryContext, "signal">,
     timeoutMs: number,
-  ): Promise<HandlerOutcome> {
+  ): Promise<NextStep> {
     const run = new HandlerRun(context);
     this.running.add(run);
+    const started = performance.now();
     const finish = (outcome: HandlerOutcome) => {
-      if (run.settle(outcome)) this.running.delete(run);
+      if (!run.settle(outcome)) return;
+      this.running.delete(run);
+      const queue = this.definition.name;
+      jobDuration.observe([queue], (performance.now() - started) / 1000);
+      jobsHandled.inc([queue, stepOutcome(nextStep(outcome, context.attempt, this.definition))]);
     };
     const retry = (error: unknown) =>
       finish({ outcome: "retry", reason: error instanceof Error ? error.message : String(error) });
@@ -90,7 +99,7 @@ export class RunningHandlers {
     } catch (error) {
       retry(error);
     }
-    return run.outcome;
+    return run.outcome.then((outcome) => nextStep(outcome, context.attempt, this.definition));
   }
 
   /** Aborts every running handler; their outcomes no longer count. */
@@ -101,6 +110,10 @@ export class RunningHandlers {
     }
     this.running.clear();
   }
+}
+
+function stepOutcome(step: NextStep): "done" | "retry" | "dead" {
+  return step.step === "ack" ? "done" : step.step;
 }
 
 export type NextStep =

@@ -7,11 +7,12 @@ import type {
   MessageHandler,
   PublishOptions,
   QueueDefinition,
+  QueueStats,
   ReplyEnvelope,
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
-import { maxAttempts, nextStep, REDELIVERY_LIMIT, RunningHandlers, replyFor } from "./delivery.ts";
+import { maxAttempts, REDELIVERY_LIMIT, RunningHandlers, replyFor } from "./delivery.ts";
 
 /** Messages a queue holds before publishes are refused, as RabbitMQ's reject-publish overflow would. */
 const MAX_QUEUE_LENGTH = 100_000;
@@ -112,6 +113,15 @@ export class EmbeddedBroker implements Broker {
     return this.queueOf(queue).dead.splice(0, limit);
   }
 
+  async queueStats(): Promise<QueueStats[]> {
+    return [...this.queues.values()].map((queue) => ({
+      queue: queue.definition.name,
+      ready: queue.ready.length,
+      dead: queue.dead.length,
+      consumers: queue.consumers.length,
+    }));
+  }
+
   async close(drainMs = 0): Promise<void> {
     const consumers = [...this.queues.values()].flatMap((queue) => queue.consumers);
     await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
@@ -194,7 +204,7 @@ function deadLetter(envelope: Envelope, reason: string): DeadLetter {
 
 class EmbeddedConsumer implements Consumer {
   private readonly inFlight = new Map<Envelope, Promise<void>>();
-  private readonly handlers = new RunningHandlers();
+  private readonly handlers: RunningHandlers;
   private stopped = false;
 
   constructor(
@@ -203,7 +213,9 @@ class EmbeddedConsumer implements Consumer {
     private readonly handler: MessageHandler,
     private readonly options: ConsumeOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.handlers = new RunningHandlers(target.definition);
+  }
 
   get queue(): string {
     return this.target.definition.name;
@@ -251,7 +263,7 @@ class EmbeddedConsumer implements Consumer {
   private async handle(envelope: Envelope): Promise<void> {
     if (envelope.deadline !== undefined && Date.now() >= envelope.deadline) return;
     const definition = this.target.definition;
-    const outcome = await this.handlers.run(
+    const step = await this.handlers.run(
       this.handler,
       JSON.parse(envelope.body),
       {
@@ -264,7 +276,6 @@ class EmbeddedConsumer implements Consumer {
     );
     // A consumer stopped mid-job has handed the message back; its outcome no longer counts.
     if (!this.inFlight.has(envelope)) return;
-    const step = nextStep(outcome, envelope.attempt, definition);
     const reply = replyFor(step);
     if (reply) envelope.reply?.(reply);
     if (step.step === "retry") {

@@ -8,11 +8,13 @@ import type {
   MessageHandler,
   PublishOptions,
   QueueDefinition,
+  QueueStats,
   ReplyEnvelope,
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
-import { maxAttempts, nextStep, RunningHandlers, replyFor } from "./delivery.ts";
+import { jobsHandled } from "../platform-metrics.ts";
+import { maxAttempts, RunningHandlers, replyFor } from "./delivery.ts";
 import { deadQueueName, declarationsFor, JOBS_EXCHANGE, retryQueueName } from "./topology.ts";
 
 const DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
@@ -166,6 +168,28 @@ export class RabbitMqBroker implements Broker {
       await channel.close().catch(() => {});
     }
     return letters;
+  }
+
+  async queueStats(): Promise<QueueStats[]> {
+    const connection = this.connection;
+    if (!connection) throw unavailable("not connected");
+    const channel = await connection.createChannel();
+    try {
+      const stats: QueueStats[] = [];
+      for (const name of this.definitions.keys()) {
+        const queue = await channel.checkQueue(name);
+        const dead = await channel.checkQueue(deadQueueName(name));
+        stats.push({
+          queue: name,
+          ready: queue.messageCount,
+          dead: dead.messageCount,
+          consumers: queue.consumerCount,
+        });
+      }
+      return stats;
+    } finally {
+      await channel.close().catch(() => {});
+    }
   }
 
   async close(drainMs = 0): Promise<void> {
@@ -386,7 +410,7 @@ class RabbitConsumer implements Consumer {
   private channel: Channel | undefined;
   private consumerTag: string | undefined;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly handlers = new RunningHandlers();
+  private readonly handlers: RunningHandlers;
   private stopped = false;
 
   constructor(
@@ -395,7 +419,9 @@ class RabbitConsumer implements Consumer {
     private readonly handler: MessageHandler,
     private readonly options: ConsumeOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.handlers = new RunningHandlers(definition);
+  }
 
   get queue(): string {
     return this.definition.name;
@@ -451,10 +477,11 @@ class RabbitConsumer implements Consumer {
     try {
       body = JSON.parse(message.content.toString());
     } catch {
+      jobsHandled.inc([this.queue, "dead"]);
       await this.settle(channel, message, { step: "dead", reason: "message is not valid JSON" }, attempt);
       return;
     }
-    const outcome = await this.handlers.run(
+    const step = await this.handlers.run(
       this.handler,
       body,
       {
@@ -465,7 +492,6 @@ class RabbitConsumer implements Consumer {
       },
       this.options.timeoutMs,
     );
-    const step = nextStep(outcome, attempt, this.definition);
     const reply = replyTo ? replyFor(step) : undefined;
     if (replyTo && reply && channel === this.channel) {
       channel.sendToQueue(replyTo, encode(reply), { correlationId: message.properties.correlationId });

@@ -4,11 +4,11 @@ import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
 
-/** Tasks still pending after this long are assumed to have lost their job. */
-const PENDING_AGE_SECONDS = 30;
 const BATCH = 500;
 
 export interface SweepPolicy {
+  /** A `pending` task untouched for this long has lost its job: its publish never happened. */
+  pendingAgeSeconds: number;
   /** Attempts a task gets in all (the retry delays plus one). */
   maxAttempts: number;
   /**
@@ -45,7 +45,7 @@ export function startPendingSweeper(
       update delivery_tasks set updated_at = now()
       where id in (
         select id from delivery_tasks
-        where (sending_status = 'pending' and updated_at < now() - make_interval(secs => ${PENDING_AGE_SECONDS}))
+        where (sending_status = 'pending' and updated_at < now() - make_interval(secs => ${policy.pendingAgeSeconds}))
            or (sending_status = 'retrying' and updated_at < now() - make_interval(secs => ${policy.staleRetryingSeconds}))
         order by updated_at limit ${BATCH} for update skip locked)
       returning id, channel`;

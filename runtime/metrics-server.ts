@@ -1,0 +1,56 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { sameText } from "./directory/secrets.ts";
+import type { Logger } from "./logger.ts";
+import { metrics, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
+
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * What a worker process, which serves no API, answers a scraper and a liveness probe with:
+ * `GET /metrics` (behind `token` when set) and `GET /healthz`. Nothing else.
+ */
+export async function startMetricsServer(
+  options: { port: number; host: string; token: string | undefined },
+  log: Logger,
+): Promise<MetricsServer> {
+  const server = createServer(async (request, response) => {
+    const path = (request.url ?? "").split("?")[0];
+    if (request.method !== "GET" || (path !== "/metrics" && path !== "/healthz")) {
+      response.writeHead(404, { "Content-Type": "application/json" }).end('{"error":"not found"}');
+      return;
+    }
+    if (path === "/healthz") {
+      response.writeHead(200, { "Content-Type": "application/json" }).end('{"status":"ok"}');
+      return;
+    }
+    const header = request.headers.authorization ?? "";
+    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
+    if (options.token && !(given && sameText(given, options.token))) {
+      response
+        .writeHead(401, { "Content-Type": "application/json", "WWW-Authenticate": 'Bearer realm="metrics"' })
+        .end('{"error":"the metrics API needs its operator token"}');
+      return;
+    }
+    response
+      .writeHead(200, { "Content-Type": PROMETHEUS_CONTENT_TYPE, "Cache-Control": "no-store" })
+      .end(await metrics.render());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  log.info({ port }, "serving /metrics");
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
