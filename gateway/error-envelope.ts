@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { preferredLanguage, renderMessage } from "../contracts/messages.ts";
+import { isDatabaseUnavailable } from "../runtime/database.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
 
 /**
@@ -39,6 +40,15 @@ const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
   [ErrorCode.Internal]: { status: 500, errno: 10500 },
 };
 
+/** RFC 6749's code for a failure of the platform's own rather than of the request. */
+function oauthErrorOf(error: PlatformError): string {
+  if (error.oauthError) return error.oauthError;
+  if (error.code === ErrorCode.Unavailable || error.code === ErrorCode.DeadlineExceeded)
+    return "temporarily_unavailable";
+  if (error.code === ErrorCode.Internal) return "server_error";
+  return "invalid_request";
+}
+
 export function errorMapping(code: ErrorCode): ErrorMapping {
   return ERROR_MAPPING[code];
 }
@@ -49,8 +59,7 @@ export function envelopeFor(
   message = error.message,
 ): Record<string, unknown> {
   const { errno } = ERROR_MAPPING[error.code];
-  if (surface === "oauth")
-    return { error: error.oauthError ?? "invalid_request", error_description: error.message };
+  if (surface === "oauth") return { error: oauthErrorOf(error), error_description: error.message };
   if (surface === "open-api") return { errno, error: error.message, total: 0 };
   // Spec 000's signature API: a refused token is 10007; any other failure is errno -2 with its text.
   if (surface === "signature")
@@ -58,9 +67,14 @@ export function envelopeFor(
   return { errno, ecode: error.code, error: message, total: 0, entities: [] };
 }
 
-/** Turns anything thrown into a PlatformError; what is not one is a fault of ours and says nothing more. */
+/**
+ * Turns anything thrown into a PlatformError: a database out of reach is a 503 the caller may retry;
+ * anything else that is not one is a fault of ours and says nothing more.
+ */
 export function asPlatformError(error: unknown): PlatformError {
   if (error instanceof PlatformError) return error;
+  if (isDatabaseUnavailable(error))
+    return new PlatformError(ErrorCode.Unavailable, "database unavailable; retry later", { cause: error });
   return localizedError(ErrorCode.Internal, "internal", {}, { cause: error });
 }
 

@@ -14,6 +14,33 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** postgres.js's own codes for a connection that could not be made or was lost. */
+const CONNECTION_ERRORS = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/**
+ * Whether an error says the database cannot be reached right now, rather than that a statement was
+ * wrong: a lost or refused connection, a server shutting down or starting (SQLSTATE class 57P and
+ * 08), or one out of connection slots (53300). A request meeting one may succeed when retried.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string") return false;
+  return CONNECTION_ERRORS.has(code) || code.startsWith("57P") || code.startsWith("08") || code === "53300";
+}
+
 /** Connects to DATABASE_URL, or starts the embedded database under DATA_DIR when it is unset. */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   const common = {
