@@ -102,7 +102,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         delivery: { sql: db.sql, senders, leaseSeconds },
         thumbnails: { sql: db.sql, storage: platform.storage },
         export: { storage: platform.storage, templates, converter, timeZone: config.export.timeZone },
-        feed: { sql: db.sql, log, env: process.env },
+        feed: { sql: db.sql, log, env: process.env, staleAfterSeconds: config.feed.staleRunSeconds },
         sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
       });
       consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {

@@ -65,6 +65,8 @@ const environmentSchema = z.object({
   NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
   /** A delivery task still pending after this long has lost its job (its publish never happened). */
   NOTIFY_PENDING_AGE_SECONDS: integer(1, 86_400).default(30),
+  /** A feed run whose worker has not been heard from for this long is taken over by another. */
+  FEED_RUN_STALE_SECONDS: integer(2, 3600).default(60),
   /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
   FILES_DIR: z.string().min(1).optional(),
   /** An S3-compatible bucket for files instead of FILES_DIR, and how to reach it. */
@@ -168,6 +170,7 @@ export interface Config {
     convertTimeoutMs: number;
     officePrewarm: boolean;
   };
+  feed: { staleRunSeconds: number };
   notify: {
     retryDelaysMs: number[];
     sendTimeoutMs: number;
@@ -256,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       convertTimeoutMs: e.EXPORT_CONVERT_TIMEOUT_MS,
       officePrewarm: e.EXPORT_OFFICE_PREWARM === "true",
     },
+    feed: { staleRunSeconds: e.FEED_RUN_STALE_SECONDS },
     notify: {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,

@@ -32,6 +32,14 @@ export const jobsHandled = metrics.register(
   ),
 );
 
+export const jobsRedelivered = metrics.register(
+  new Counter(
+    "jobs_redelivered_total",
+    "Jobs handed out again because the worker that held them died or lost its connection.",
+    ["queue"],
+  ),
+);
+
 export const jobDuration = metrics.register(
   new Histogram("job_duration_seconds", "Time a handler took on one job, by queue.", ["queue"], JOB_BOUNDS),
 );

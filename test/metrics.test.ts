@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startWorker } from "../bin/processes.ts";
 import { loadConfig } from "../runtime/config.ts";
+import { metricSamples } from "./support/metric-samples.ts";
 import {
   freePort,
   startTestPlatform,
@@ -16,22 +17,11 @@ import { waitFor } from "./support/wait.ts";
 const APP = { id: "metrics-app", secret: "metrics-app-secret-0123456789abcdefghij" };
 const METRICS_TOKEN = "scraper-token-0123456789";
 
-/** Every sample of a scrape, keyed by its series (`name{labels}`). */
-function samples(text: string): Map<string, number> {
-  const series = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const cut = line.lastIndexOf(" ");
-    series.set(line.slice(0, cut), Number(line.slice(cut + 1)));
-  }
-  return series;
-}
-
 async function scrape(url: string): Promise<Map<string, number>> {
   const response = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   assert.equal(response.status, 200);
   assert.match(response.headers.get("content-type") ?? "", /^text\/plain; version=0\.0\.4/);
-  return samples(await response.text());
+  return metricSamples(await response.text());
 }
 
 /** How much a series grew between two scrapes (the registry is shared by every platform of this process). */

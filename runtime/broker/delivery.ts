@@ -5,7 +5,7 @@ import type {
   QueueDefinition,
   ReplyEnvelope,
 } from "../../contracts/broker.ts";
-import { jobDuration, jobsHandled } from "../platform-metrics.ts";
+import { jobDuration, jobsHandled, jobsRedelivered } from "../platform-metrics.ts";
 
 /** Quorum queues dead-letter a message handed out this many times without an ack (a consumer crash loop). */
 export const REDELIVERY_LIMIT = 20;
@@ -79,6 +79,7 @@ export class RunningHandlers {
   ): Promise<NextStep> {
     const run = new HandlerRun(context);
     this.running.add(run);
+    if (context.redelivered) jobsRedelivered.inc([this.definition.name]);
     const started = performance.now();
     const finish = (outcome: HandlerOutcome) => {
       if (!run.settle(outcome)) return;

@@ -4,6 +4,45 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
+/**
+ * A RabbitMQ virtual host of its own, so a suite's queues (named as in production) never share
+ * messages with another suite on the same broker; deleted with its queues.
+ */
+export async function freshVhost(
+  amqpUrl: string,
+): Promise<{ name: string; url: string; delete(): Promise<void> }> {
+  const name = `op_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  await run("rabbitmqctl", ["-q", "add_vhost", name]);
+  const url = new URL(amqpUrl);
+  await run("rabbitmqctl", ["-q", "set_permissions", "-p", name, url.username || "guest", ".*", ".*", ".*"]);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async delete() {
+      await run("rabbitmqctl", ["-q", "delete_vhost", name]);
+    },
+  };
+}
+
+/** Closes, from the broker's side, every connection to a virtual host; returns how many there were. */
+export async function closeVhostConnections(vhost: string): Promise<number> {
+  const { stdout } = await run("rabbitmqctl", [
+    "-q",
+    "list_connections",
+    "--no-table-headers",
+    "pid",
+    "vhost",
+  ]);
+  const pids = stdout
+    .split("\n")
+    .map((line) => line.split("\t"))
+    .filter(([, name]) => name?.trim() === vhost)
+    .map(([pid]) => pid!.trim());
+  for (const pid of pids) await run("rabbitmqctl", ["-q", "close_connection", pid, "closed by the test"]);
+  return pids.length;
+}
+
 /** Closes, from the broker's side, the connection that announced itself with this name. */
 export async function closeRabbitConnection(connectionName: string): Promise<void> {
   const { stdout } = await run("rabbitmqctl", [

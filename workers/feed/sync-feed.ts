@@ -19,12 +19,14 @@ export interface FeedDeps {
   log: Logger;
   /** Where `authorizationEnv` names are looked up: the worker's environment. */
   env: Readonly<Record<string, string | undefined>>;
+  /** A run whose heartbeat is older than this lost its worker and may be taken over. */
+  staleAfterSeconds: number;
 }
 
-/** A run's heartbeat is refreshed this often while it works... */
-const HEARTBEAT_MS = 5_000;
-/** ...so one not refreshed for this long lost its worker and may be taken over. */
-const STALE_AFTER_SECONDS = 60;
+/** How often a run refreshes its heartbeat: several times within the stale limit. */
+function heartbeatMs(staleAfterSeconds: number): number {
+  return Math.min(5_000, (staleAfterSeconds * 1000) / 4);
+}
 /** Rejected rows recorded one by one per entity and run; the count covers them all. */
 const MAX_RECORDED_REJECTS = 1000;
 /** A run that changed this many rows refreshes the planner's statistics of the directory. */
@@ -67,9 +69,17 @@ type Claim = { runId: string; startedAt: number } | { covered: true } | { busy: 
 /**
  * One run per tenant at a time: a unique index admits a single `running` row. A run that stopped
  * beating is abandoned and replaced; a live one started after this job was asked for covers it.
+ * A job handed out again may be the one whose worker died holding the live run: it waits for that
+ * run to end or go stale rather than trusting it, so a killed worker's run is finished by another.
  */
-async function claimRun(sql: Sql, job: FeedSyncJob, since: number | null): Promise<Claim> {
-  for (let attempt = 0; attempt < 2; attempt++) {
+async function claimRun(
+  deps: FeedDeps,
+  job: FeedSyncJob,
+  since: number | null,
+  context: JobContext,
+): Promise<Claim> {
+  const { sql, staleAfterSeconds } = deps;
+  for (let attempt = 0; attempt < 10; attempt++) {
     const [claimed] = await sql<{ id: string; startedAt: number }[]>`
       insert into feed_runs (tenant_id, trigger, status, since)
       values (${job.tenantId}, ${job.trigger}, 'running', ${since})
@@ -77,17 +87,38 @@ async function claimRun(sql: Sql, job: FeedSyncJob, since: number | null): Promi
       returning id, extract(epoch from started_at)::float8 as "startedAt"`;
     if (claimed) return { runId: claimed.id, startedAt: Math.floor(claimed.startedAt) };
     const [running] = await sql<{ id: string; stale: boolean; startedMs: number }[]>`
-      select id, heartbeat_at < now() - make_interval(secs => ${STALE_AFTER_SECONDS}) as stale,
+      select id, heartbeat_at < now() - make_interval(secs => ${staleAfterSeconds}) as stale,
              extract(epoch from started_at)::float8 * 1000 as "startedMs"
       from feed_runs where tenant_id = ${job.tenantId} and status = 'running'`;
     if (!running) continue;
-    if (!running.stale) return running.startedMs >= job.requestedAt ? { covered: true } : { busy: true };
-    await sql`
-      update feed_runs set status = 'abandoned', finished_at = now(), error = 'its worker stopped answering'
-      where id = ${running.id} and status = 'running'`;
-    await clearStage(sql, running.id);
+    if (running.stale) {
+      await sql`
+        update feed_runs set status = 'abandoned', finished_at = now(), error = 'its worker stopped answering'
+        where id = ${running.id} and status = 'running'`;
+      await clearStage(sql, running.id);
+      continue;
+    }
+    const covers = running.startedMs >= job.requestedAt;
+    if (!context.redelivered) return covers ? { covered: true } : { busy: true };
+    const ended = await runEnd(deps, running.id, context.signal);
+    if (ended === "succeeded" && covers) return { covered: true };
   }
   return { busy: true };
+}
+
+/** Waits until a run is no longer running (its final status) or has gone stale. */
+async function runEnd(deps: FeedDeps, runId: string, signal: AbortSignal): Promise<string> {
+  const pause = heartbeatMs(deps.staleAfterSeconds);
+  for (;;) {
+    const [run] = await deps.sql<{ status: string; stale: boolean }[]>`
+      select status, heartbeat_at < now() - make_interval(secs => ${deps.staleAfterSeconds}) as stale
+      from feed_runs where id = ${runId}`;
+    if (!run) return "gone";
+    if (run.status !== "running") return run.status;
+    if (run.stale) return "stale";
+    signal.throwIfAborted();
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
 }
 
 /**
@@ -103,7 +134,7 @@ export function syncFeed(deps: FeedDeps) {
       context.log.info({ tenantId: job.tenantId }, "no enabled feed for this tenant; nothing to sync");
       return { outcome: "done" };
     }
-    const claim = await claimRun(sql, job, settings.syncedSince);
+    const claim = await claimRun(deps, job, settings.syncedSince, context);
     if ("covered" in claim) return { outcome: "done" };
     if ("busy" in claim) return { outcome: "retry", reason: "another run of this feed is in progress" };
 
@@ -111,7 +142,7 @@ export function syncFeed(deps: FeedDeps) {
     const log = context.log.child({ runId, tenantId: job.tenantId });
     const heartbeat = setInterval(() => {
       sql`update feed_runs set heartbeat_at = now() where id = ${runId}`.catch(() => {});
-    }, HEARTBEAT_MS);
+    }, heartbeatMs(deps.staleAfterSeconds));
     heartbeat.unref();
     const counts = {} as Record<FeedEntity, EntityCounts>;
     const rejects: Reject[] = [];
