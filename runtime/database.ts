@@ -41,6 +41,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return CONNECTION_ERRORS.has(code) || code.startsWith("57P") || code.startsWith("08") || code === "53300";
 }
 
+/**
+ * Runs `work`, running it again while the database is out of reach, for up to `withinMs`. For
+ * writes that record something already done elsewhere (a message handed to a provider): losing
+ * them to a database restart would have the work done again.
+ */
+export async function retryWhileUnavailable<T>(work: () => Promise<T>, withinMs: number): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (let pause = 100; ; pause = Math.min(pause * 2, 1000)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + pause > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
 /** Connects to DATABASE_URL, or starts the embedded database under DATA_DIR when it is unset. */
 export async function openDatabase(config: Config, log: Logger): Promise<Database> {
   const common = {

@@ -28,7 +28,7 @@ export async function distributedSetup(
   const dir = await tempDir("op-fault-");
   const env = {
     ...(await withBootstrap(
-      { DATABASE_URL: db.url, AMQP_URL: vhost.url, DATA_DIR: dir.path, LOG_LEVEL: "silent" },
+      { DATABASE_URL: db.url, AMQP_URL: vhost.url, DATA_DIR: dir.path, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent" },
       bootstrap,
     )),
     ...settings,

@@ -6,7 +6,7 @@ import {
   type NotificationEnterprise,
   type NotificationUser,
 } from "../../contracts/notification.ts";
-import type { Sql } from "../../runtime/database.ts";
+import { retryWhileUnavailable, type Sql } from "../../runtime/database.ts";
 import type { JobContext } from "../job-runner.ts";
 import type { GatedSender } from "./gated-sender.ts";
 
@@ -79,7 +79,8 @@ export function deliverTasks(deps: DeliveryDeps) {
       ),
     );
     const attempted = outcomes.filter((outcome) => outcome !== undefined);
-    await recordOutcomes(sql, attempted);
+    // The messages are out: their outcomes must be written, or a retry would send them again.
+    await retryWhileUnavailable(() => recordOutcomes(sql, attempted), deps.leaseSeconds * 1000);
     const unattempted = tasks.length - attempted.length;
     if (unattempted > 0) await releaseLeases(sql, tasks, attempted);
     const failed = attempted.filter((outcome) => outcome.status === "fail");

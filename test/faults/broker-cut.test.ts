@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { describe, it } from "node:test";
+import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
+import { closeVhostConnections } from "../support/rabbit.ts";
+import { RecordingServer } from "../support/recording-server.ts";
+import { issueToken } from "../support/tokens.ts";
+import { waitFor } from "../support/wait.ts";
+
+const SECRET = "cut-app-secret-0123456789abcdefghijklmnop";
+const SENDERS = 4;
+const SECONDS = 9;
+const CUTS = 2;
+
+describe("the broker closes every connection while the gateway publishes and workers consume", () => {
+  it("each send is answered 200 or 503 with the envelope; everything accepted is delivered once; consumers resume", async () => {
+    const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 5);
+    const setup = await distributedSetup(
+      {
+        applications: [
+          { id: "cut-app", secret: SECRET, name: "Cut", scopes: ["send_app_notification", "notifications"] },
+        ],
+        channels: [
+          {
+            name: "app",
+            plugin: "app",
+            config: { baseUrl: app.url, token: "t" },
+            permittedApplications: ["cut-app"],
+          },
+        ],
+      },
+      {
+        NOTIFY_SWEEP_INTERVAL_MS: "500",
+        NOTIFY_PENDING_AGE_SECONDS: "2",
+        NOTIFY_RETRY_DELAYS_MS: "500,1000,2000",
+      },
+    );
+    const vhost = decodeURIComponent(new URL(setup.env.AMQP_URL!).pathname.slice(1));
+    const gateway = await PlatformProcess.gateway(setup.env);
+    const worker = await PlatformProcess.worker(setup.env, ["notify.app"]);
+    try {
+      const token = await issueToken(
+        gateway.url,
+        { id: "cut-app", secret: SECRET },
+        { grant_type: "client_credentials", scope: "send_app_notification" },
+      );
+      const accepted = new Set<string>();
+      const statuses = new Map<number, number>();
+      const unexpected: string[] = [];
+      let sending = true;
+
+      /** Sends notifications one after another; a 503 is retried with the same id, as a client should. */
+      const sender = async (lane: number) => {
+        for (let n = 0; sending; n++) {
+          const id = randomUUID();
+          for (let attempt = 0; ; attempt++) {
+            const response = await fetch(`${gateway.url}/v1/notification?access_token=${token}`, {
+              method: "PUT",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ id, channels: ["app"], accounts: [`lane${lane}-${n}`], name: "Cut" }),
+            });
+            const body = (await response.json()) as { errno: number; error: string; total: number };
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+            if (response.status === 200 && body.errno === 0) {
+              accepted.add(id);
+              break;
+            }
+            const wellFormed =
+              response.status === 503 &&
+              body.errno === 10503 &&
+              typeof body.error === "string" &&
+              body.total === 0;
+            if (!wellFormed) unexpected.push(`${response.status} ${JSON.stringify(body)}`);
+            if (attempt > 200) throw new Error("the gateway never took the notification again");
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
+      };
+      const senders = Array.from({ length: SENDERS }, (_, lane) => sender(lane));
+
+      const pause = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      const cuts: number[] = [];
+      for (let cut = 0; cut < CUTS; cut++) {
+        await pause(SECONDS / (CUTS + 1));
+        cuts.push(await closeVhostConnections(vhost));
+      }
+      await pause(SECONDS / (CUTS + 1));
+      sending = false;
+      await Promise.all(senders);
+
+      assert.deepEqual(unexpected, [], "every failure is a 503 with the envelope");
+      for (const closed of cuts)
+        assert.ok(closed >= 2, `the gateway's and the worker's connections closed (${closed})`);
+      assert.ok(accepted.size > 50, `notifications accepted during the run: ${accepted.size}`);
+
+      await waitFor(
+        async () => {
+          const [row] = await setup.sql<{ open: number }[]>`
+            select count(*)::int as open from delivery_tasks where sending_status <> 'sent'`;
+          return row!.open === 0;
+        },
+        60_000,
+        "every accepted notification delivered",
+      );
+      const tasks = await setup.sql<{ id: string; notificationId: string }[]>`
+        select id, notification_id as "notificationId" from delivery_tasks`;
+      const notified = new Set(tasks.map((task) => task.notificationId));
+      for (const id of accepted) assert.ok(notified.has(id), `accepted notification ${id} has its task`);
+      const keys = app.requests.map((request) => String(request.headers["idempotency-key"]));
+      assert.equal(new Set(keys).size, tasks.length, "every task reached the app");
+      assert.equal(keys.length, tasks.length, "and none of them twice");
+
+      // The worker consumes again without a restart: a notification sent now is delivered.
+      const after = await fetch(`${gateway.url}/v1/notification?access_token=${token}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ channels: ["app"], accounts: ["after-the-cuts"], name: "After" }),
+      });
+      assert.equal(after.status, 200);
+      await waitFor(
+        () => app.requests.some((request) => request.body.includes("after-the-cuts")),
+        10_000,
+        "a delivery after the cuts",
+      );
+      console.log(
+        `broker cut: ${accepted.size} notifications accepted, answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+    } finally {
+      await gateway.stop();
+      await worker.stop();
+      await setup.cleanup();
+      await app.close();
+    }
+  });
+});
