@@ -28,7 +28,12 @@ export async function distributedSetup(
   const dir = await tempDir("op-fault-");
   const env = {
     ...(await withBootstrap(
-      { DATABASE_URL: db.url, AMQP_URL: vhost.url, DATA_DIR: dir.path, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent" },
+      {
+        DATABASE_URL: db.url,
+        AMQP_URL: vhost.url,
+        DATA_DIR: dir.path,
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+      },
       bootstrap,
     )),
     ...settings,
@@ -57,11 +62,12 @@ export class PlatformProcess {
   static async gateway(env: Record<string, string>): Promise<PlatformProcess> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
+    // Gateways of one platform share its public URL (the tokens' issuer) when the test gives one.
     const child = PlatformProcess.spawn(["bin/gateway.ts"], {
+      PUBLIC_URL: url,
       ...env,
       PORT: String(port),
       HOST: "127.0.0.1",
-      PUBLIC_URL: url,
     });
     return PlatformProcess.ready(child, url, "/readyz");
   }

@@ -61,6 +61,7 @@ export async function closeRabbitConnection(connectionName: string): Promise<voi
 /** A TCP relay in front of RabbitMQ that a test can cut and restore, to make the broker unreachable. */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  private readonly links = new Set<{ client: Socket; upstream: Socket }>();
   private cutOff = false;
 
   private constructor(
@@ -84,6 +85,9 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
+      const link = { client, upstream };
+      proxy.links.add(link);
+      client.on("close", () => proxy?.links.delete(link));
       client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -96,6 +100,17 @@ export class TcpProxy {
   cut(): void {
     this.cutOff = true;
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /**
+   * Stops passing what clients send on to the broker, keeping the connections open: a publish in
+   * flight then never arrives and is never confirmed, as when a process hangs or dies mid-publish.
+   */
+  hold(): void {
+    for (const { client, upstream } of this.links) {
+      client.unpipe(upstream);
+      client.pause();
+    }
   }
 
   restore(): void {
