@@ -1,9 +1,11 @@
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { preferredLanguage, renderMessage } from "../contracts/messages.ts";
 import { isDatabaseUnavailable } from "../runtime/database.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
+import { declaredSurface } from "./middleware/surface.ts";
 
 /**
  * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`; the
@@ -68,18 +70,38 @@ export function envelopeFor(
 }
 
 /**
+ * The framework's own refusals of a request (a body its validators cannot parse, a media type the
+ * route does not take) are the caller's fault, not ours: they keep their 4xx meaning.
+ */
+function refusedByHono(error: HTTPException): PlatformError | undefined {
+  if (error.status === 400) return new PlatformError(ErrorCode.InvalidArgument, `body: ${error.message}`);
+  if (error.status === 413)
+    return new PlatformError(ErrorCode.PayloadTooLarge, "body: larger than this operation accepts");
+  if (error.status === 415)
+    return new PlatformError(
+      ErrorCode.UnsupportedMediaType,
+      "content-type: not a media type this operation accepts",
+    );
+  return undefined;
+}
+
+/**
  * Turns anything thrown into a PlatformError: a database out of reach is a 503 the caller may retry;
  * anything else that is not one is a fault of ours and says nothing more.
  */
 export function asPlatformError(error: unknown): PlatformError {
   if (error instanceof PlatformError) return error;
+  if (error instanceof HTTPException) {
+    const refused = refusedByHono(error);
+    if (refused) return refused;
+  }
   if (isDatabaseUnavailable(error))
     return new PlatformError(ErrorCode.Unavailable, "database unavailable; retry later", { cause: error });
   return localizedError(ErrorCode.Internal, "internal", {}, { cause: error });
 }
 
 export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Response {
-  const surface: ApiSurface = c.get("surface") ?? "platform";
+  const surface: ApiSurface = c.get("surface") ?? declaredSurface(c) ?? "platform";
   if (error.challenge) c.header("WWW-Authenticate", error.challenge);
   if (surface === "oauth") {
     c.header("Cache-Control", "no-store");
