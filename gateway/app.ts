@@ -4,6 +4,7 @@ import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.t
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { requireStorableText } from "./middleware/storable-text.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
@@ -47,6 +48,7 @@ export function createGateway(deps: GatewayDeps) {
   app.use(requestLog(deps.log));
   // Only methods that carry a body pass through the limit; GETs skip the extra middleware entirely.
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", limitBody(deps.config.http.bodyLimitBytes));
+  app.use(requireStorableText());
 
   app.onError((error, c) => {
     const platformError = asPlatformError(error);

@@ -66,12 +66,20 @@ export async function readMultipart<Stored>(
     const refuse = (message: string) => fail(new PlatformError(ErrorCode.InvalidArgument, message));
     parser.on("field", (name, value, info) => {
       if (info.valueTruncated) return refuse(`${name}: longer than ${MAX_FIELD_BYTES} bytes`);
+      // Postgres keeps no NUL in text; a field or file name with one would fail there instead.
+      // (A part with an empty name comes without one.)
+      if (name?.includes("\0") || value.includes("\0"))
+        return refuse(`${name}: must not contain NUL (U+0000) characters`);
       if (!fields.has(name)) fields.set(name, value);
     });
     parser.on("file", (name, stream, info) => {
       if (name !== fileField || storing) {
         stream.resume();
         return refuse(`${name}: unexpected file field; send one file as "${fileField}"`);
+      }
+      if (info.filename?.includes("\0")) {
+        stream.resume();
+        return refuse(`${name}: the file name must not contain NUL (U+0000) characters`);
       }
       storing = store(stream).then(
         (stored) => {

@@ -7,7 +7,12 @@ import { surface } from "../middleware/surface.ts";
 import type { ClientCredentials, TokenResponse } from "../oauth/authorization-server.ts";
 import { invalidClient, oauthError } from "../oauth/oauth-errors.ts";
 
-const field = z.string().max(4096).optional();
+// A form read from multipart escapes the gateway's NUL check, and Postgres keeps no NUL in text.
+const field = z
+  .string()
+  .max(4096)
+  .refine((value) => !value.includes("\0"), "must not contain NUL (U+0000) characters")
+  .optional();
 
 const tokenRequestSchema = z
   .object({
@@ -115,15 +120,17 @@ function clientCredentials(
     const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     if (colon < 0) throw invalidClient(true);
+    let clientId: string;
+    let clientSecret: string;
     try {
-      return {
-        clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
-        clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")),
-        usedHeader: true,
-      };
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " "));
+      clientSecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "));
     } catch {
       throw invalidClient(true);
     }
+    // No application id holds a NUL, and Postgres would refuse to look one up.
+    if (clientId.includes("\0")) throw invalidClient(true);
+    return { clientId, clientSecret, usedHeader: true };
   }
   if (!form.client_id) throw invalidClient(false);
   return { clientId: form.client_id, clientSecret: form.client_secret, usedHeader: false };
