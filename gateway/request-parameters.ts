@@ -20,7 +20,10 @@ export async function requestParameters(c: Context<GatewayEnv>): Promise<Request
     }
     Object.assign(parameters, body);
   } else if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) {
-    Object.assign(parameters, await c.req.parseBody());
+    const form = await c.req.parseBody().catch(() => {
+      throw new PlatformError(ErrorCode.InvalidArgument, "the body is not a valid form");
+    });
+    Object.assign(parameters, form);
   }
   return parameters;
 }

@@ -46,7 +46,9 @@ export function limitBody(maxBytes: number): MiddlewareHandler<GatewayEnv> {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     if (incoming && type.startsWith(FORM_TYPE)) {
       const body = await readIncoming(incoming, maxBytes);
-      c.req.bodyCache.formData = new URLSearchParams(body.toString("utf8")) as unknown as FormData;
+      // A promise, as Hono itself caches bodies (whatever its type says): its readers chain on it.
+      const form = Promise.resolve(new URLSearchParams(body.toString("utf8")));
+      c.req.bodyCache.formData = form as unknown as FormData;
       return next();
     }
     return limit(c, next);

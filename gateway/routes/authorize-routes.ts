@@ -136,7 +136,9 @@ export function authorizeRoutes(deps: GatewayDeps) {
   });
 
   app.post("/oauth2/authorize/login", async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
+    if (!form)
+      return html(c, errorPage("the sign-in form could not be read; start again from the application"), 400);
     const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
     if (!request)
       return html(c, errorPage("this sign-in page has expired; start again from the application"), 400);
@@ -176,7 +178,9 @@ export function authorizeRoutes(deps: GatewayDeps) {
   });
 
   app.post("/oauth2/authorize/consent", async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
+    if (!form)
+      return html(c, errorPage("the consent form could not be read; start again from the application"), 400);
     const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
     if (!request?.userId)
       return html(c, errorPage("this consent page has expired; start again from the application"), 400);
@@ -212,6 +216,17 @@ export function authorizeRoutes(deps: GatewayDeps) {
   });
 
   return app;
+}
+
+/**
+ * The fields of a page's form, or undefined when the body is not a form a browser sends: one that
+ * cannot be parsed, or text with a NUL, which no field holds and Postgres would refuse.
+ */
+async function readForm(c: Context<GatewayEnv>): Promise<Record<string, unknown> | undefined> {
+  const form = await c.req.parseBody().catch(() => undefined);
+  if (!form) return undefined;
+  const texts = Object.entries(form).flat();
+  return texts.some((text) => typeof text === "string" && text.includes("\0")) ? undefined : form;
 }
 
 /** PKCE: S256 only; required of public clients (no secret), which cannot otherwise prove who they are. */
