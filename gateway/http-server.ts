@@ -1,7 +1,9 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { createServer, type Server, STATUS_CODES } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { getRequestListener, RequestError } from "@hono/node-server";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import type { Gateway } from "./app.ts";
+import { envelopeFor } from "./error-envelope.ts";
 
 export interface HttpServer {
   port: number;
@@ -11,7 +13,15 @@ export interface HttpServer {
 
 export function listen(app: Gateway, options: { host: string; port: number }): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: options.host, port: options.port }) as Server;
+    // serve() of @hono/node-server, with the two ways a request can fail before the gateway sees it
+    // answered in the platform's envelope rather than with a bare status.
+    const listener = getRequestListener(app.fetch, {
+      hostname: options.host,
+      errorHandler: answerUnreadableRequest,
+    });
+    const server = createServer(listener);
+    server.on("clientError", answerMalformedRequest);
+    server.listen(options.port, options.host);
     server.once("error", reject);
     server.once("listening", () => {
       server.off("error", reject);
@@ -19,6 +29,61 @@ export function listen(app: Gateway, options: { host: string; port: number }): P
       resolve({ port, close: (drainMs) => closeServer(server, drainMs) });
     });
   });
+}
+
+/** Node's statuses for requests its parser refuses, with the platform's error for each. */
+function malformedRequestError(code: string | undefined): { status: number; error: PlatformError } {
+  if (code === "HPE_HEADER_OVERFLOW")
+    return {
+      status: 431,
+      error: new PlatformError(ErrorCode.PayloadTooLarge, "the request line and headers are too large"),
+    };
+  if (code === "HPE_CHUNK_EXTENSIONS_OVERFLOW")
+    return {
+      status: 413,
+      error: new PlatformError(ErrorCode.PayloadTooLarge, "chunk extensions are too large"),
+    };
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return {
+      status: 408,
+      error: new PlatformError(ErrorCode.InvalidArgument, "the request did not arrive in time"),
+    };
+  return {
+    status: 400,
+    error: new PlatformError(ErrorCode.InvalidArgument, "not a well-formed HTTP request"),
+  };
+}
+
+/**
+ * A request Node parsed but that is not one a URL can be made of (a backslash in the path, a Host
+ * that is not a host): the adapter refuses it before the gateway runs.
+ */
+function answerUnreadableRequest(error: unknown): Response {
+  const refused =
+    error instanceof RequestError
+      ? new PlatformError(ErrorCode.InvalidArgument, `request: ${error.message}`)
+      : new PlatformError(ErrorCode.Internal, "internal error");
+  return Response.json(envelopeFor("platform", refused), {
+    status: refused.code === ErrorCode.Internal ? 500 : 400,
+  });
+}
+
+/**
+ * A request Node's parser refuses (a malformed request line, header or framing) never reaches the
+ * gateway; Node would answer it with a bare status. It gets the platform's error envelope instead,
+ * written straight to the socket, as Node does, and only while nothing else has been written there.
+ */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || !socket.writable || socket.bytesWritten > 0) {
+    socket.destroy();
+    return;
+  }
+  const { status, error: refused } = malformedRequestError(error.code);
+  const body = JSON.stringify(envelopeFor("platform", refused));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function closeServer(server: Server, drainMs: number): Promise<void> {
