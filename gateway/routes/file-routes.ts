@@ -155,7 +155,13 @@ export function fileRoutes(deps: GatewayDeps) {
       meta: { secure: c.req.query("secure") === "true" },
       ...(received.thumbsizes ? { thumbsizes: received.thumbsizes } : {}),
     });
-    await makeThumbnails(file);
+    try {
+      await makeThumbnails(file);
+    } catch (error) {
+      // The caller is told it failed and will upload again: keep no file it never learnt about.
+      await deleteFile(deps.db.sql, file.id);
+      throw error;
+    }
     return c.json(workflowResponse([fileEntity(config, file)]), 200);
   });
 

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
+import sharp from "sharp";
 import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
-import { closeVhostConnections } from "../support/rabbit.ts";
+import { closeVhostConnections, TcpProxy } from "../support/rabbit.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { issueToken } from "../support/tokens.ts";
 import { waitFor } from "../support/wait.ts";
@@ -130,6 +131,54 @@ describe("the broker closes every connection while the gateway publishes and wor
       await worker.stop();
       await setup.cleanup();
       await app.close();
+    }
+  });
+
+  it("an upload whose thumbnail job cannot be published answers 503 and keeps no file", async () => {
+    const setup = await distributedSetup({
+      applications: [{ id: "cut-app", secret: SECRET, name: "Cut", scopes: ["notifications"] }],
+    });
+    const amqp = new URL(setup.env.AMQP_URL!);
+    const proxy = await TcpProxy.start(amqp);
+    const relayed = new URL(amqp);
+    relayed.port = String(proxy.port);
+    const gateway = await PlatformProcess.gateway({ ...setup.env, AMQP_URL: relayed.toString() });
+    try {
+      const token = await issueToken(
+        gateway.url,
+        { id: "cut-app", secret: SECRET },
+        { grant_type: "client_credentials", scope: "notifications" },
+      );
+      const photo = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#336699" } })
+        .png()
+        .toBuffer();
+      const upload = async () => {
+        const form = new FormData();
+        form.set("thumbsizes", "32x32");
+        form.set("file", new Blob([photo]), "photo.png");
+        const response = await fetch(`${gateway.url}/file?access_token=${token}`, {
+          method: "PUT",
+          body: form,
+        });
+        return { status: response.status, body: (await response.json()) as { errno: number; error: string } };
+      };
+      const files = async () =>
+        (await setup.sql<{ n: number }[]>`select count(*)::int as n from files`)[0]!.n;
+
+      proxy.cut();
+      await waitFor(async () => (await fetch(`${gateway.url}/readyz`)).status === 503, 10_000, "broker gone");
+      const refused = await upload();
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.equal(await files(), 0, "no file the caller was told failed");
+
+      proxy.restore();
+      await waitFor(async () => (await fetch(`${gateway.url}/readyz`)).status === 200, 30_000, "broker back");
+      assert.equal((await upload()).status, 200);
+      assert.equal(await files(), 1);
+    } finally {
+      await gateway.stop();
+      await proxy.close();
+      await setup.cleanup();
     }
   });
 });
