@@ -174,6 +174,8 @@ export class RabbitMqBroker implements Broker {
     const connection = this.connection;
     if (!connection) throw unavailable("not connected");
     const channel = await connection.createChannel();
+    // A queue deleted by hand closes the channel: that scrape fails, the process carries on.
+    channel.on("error", () => {});
     try {
       const stats: QueueStats[] = [];
       for (const name of this.definitions.keys()) {
