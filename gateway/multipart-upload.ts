@@ -24,7 +24,8 @@ const MAX_FIELDS = 20;
 /**
  * Reads a multipart/form-data request as it streams in: text fields into memory (bounded), and
  * the one file field handed to `store` as a stream, so an upload never sits whole in memory. A
- * second file, an unknown file field or an oversized field is refused.
+ * second file, an unknown file field or an oversized field is refused. A refusal comes once the
+ * store has finished or failed: what it stored by then is the caller's to remove.
  */
 export async function readMultipart<Stored>(
   c: Context<GatewayEnv>,
@@ -61,18 +62,32 @@ export async function readMultipart<Stored>(
       failed = true;
       source.unpipe(parser);
       source.resume();
-      reject(error);
+      // Unpiped, a file part being stored would never end and its store would hold its partial
+      // file open for good: the parser ends it with the error instead, so the store removes what
+      // it wrote. The caller hears of the failure once that is done, and removes a stored upload.
+      parser.destroy(error instanceof Error ? error : new Error(String(error)));
+      Promise.resolve(storing).then(() => reject(error));
     };
     const refuse = (message: string) => fail(new PlatformError(ErrorCode.InvalidArgument, message));
+    // Parts the parser had already read when the form was refused still come: they are ignored.
     parser.on("field", (name, value, info) => {
+      if (failed) return;
       if (info.valueTruncated) return refuse(`${name}: longer than ${MAX_FIELD_BYTES} bytes`);
       // Postgres keeps no NUL in text; a field or file name with one would fail there instead.
-      // (A part with an empty name comes without one.)
-      if (name?.includes("\0") || value.includes("\0"))
+      // (A part with an empty name comes without one, a value in a charset busboy cannot decode too.)
+      if (name?.includes("\0") || value?.includes("\0"))
         return refuse(`${name}: must not contain NUL (U+0000) characters`);
       if (!fields.has(name)) fields.set(name, value);
     });
     parser.on("file", (name, stream, info) => {
+      // A form that ends early or is refused destroys the file stream with the parser's error
+      // (which the parser reports too), maybe before a store has attached: unheard, it would end
+      // the process.
+      stream.on("error", () => {});
+      if (failed) {
+        stream.resume();
+        return;
+      }
       if (name !== fileField || storing) {
         stream.resume();
         return refuse(`${name}: unexpected file field; send one file as "${fileField}"`);

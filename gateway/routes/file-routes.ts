@@ -111,20 +111,27 @@ export function fileRoutes(deps: GatewayDeps) {
   /** Streams the upload to storage, then makes it the blob of its content. */
   const receive = async (c: Context<GatewayEnv>, id: string) => {
     const uploadKey = `uploads/${id}-${timeOrderedId()}`;
+    // A refused upload is removed here: no file refers to it, so nothing else ever would.
+    const discard = async (error: unknown): Promise<never> => {
+      await storage.remove(uploadKey);
+      throw error;
+    };
     const upload = await readMultipart(c, "file", (stream) =>
       storeUpload(storage, uploadKey, stream, config.files.maxUploadBytes),
-    );
+    ).catch(discard);
     if (!upload.file)
       throw new PlatformError(ErrorCode.InvalidArgument, 'file: required (the multipart field "file")');
     const stored: StoredUpload = upload.file.stored;
-    const storageKey = await storage.promote(uploadKey, stored.sha256);
     const thumbsizes = upload.fields.get("thumbsizes");
     const sizes =
       thumbsizes === undefined
         ? undefined
         : thumbSizesSchema.safeParse(thumbsizes.split(",").filter(Boolean));
     if (sizes && !sizes.success)
-      throw new PlatformError(ErrorCode.InvalidArgument, `thumbsizes: ${sizes.error.issues[0]!.message}`);
+      await discard(
+        new PlatformError(ErrorCode.InvalidArgument, `thumbsizes: ${sizes.error.issues[0]!.message}`),
+      );
+    const storageKey = await storage.promote(uploadKey, stored.sha256);
     return {
       name: upload.file.filename.slice(0, 255),
       mime: await sniffMime(stored.head),

@@ -112,7 +112,11 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
     const uploadKey = `uploads/${fileId}`;
     const upload = await readMultipart(c, "file", (stream) =>
       storeUpload(storage, uploadKey, stream, config.sign.maxUploadBytes),
-    );
+    ).catch(async (error: unknown) => {
+      // A refused upload is removed here, as the `finally` below removes one that was read.
+      await storage.remove(uploadKey);
+      throw error;
+    });
     let inputKey = uploadKey;
     const outputKey = `sealed/${fileId}.pdf`;
     try {
