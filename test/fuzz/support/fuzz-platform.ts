@@ -45,6 +45,8 @@ export interface FuzzPlatform {
   };
   /** The external channel's endpoint: deliveries of fuzzed notifications land here. */
   channel: RecordingServer;
+  /** Where the platform keeps its data: files under `files/`. */
+  dataDir: string;
   /** Every route the gateway registers (method and Hono path), read from a gateway built like the served one. */
   registeredRoutes(): Promise<{ method: string; path: string }[]>;
   stop(): Promise<void>;
@@ -187,6 +189,7 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
     const running = platform;
     return {
       url,
+      dataDir: dataDir.path,
       tokens,
       known: {
         userId: String(user.id),

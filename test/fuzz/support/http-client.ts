@@ -162,6 +162,7 @@ function dechunk(bytes: Buffer): Buffer {
 export function compact<T extends { request: FuzzRequest }>(value: T): T {
   const { method, path, headers, body } = value.request;
   const text = body === undefined ? "" : Buffer.from(body).toString("utf8");
-  const summary = `${method} ${path.slice(0, 300)} ${JSON.stringify(headers ?? {}).slice(0, 300)} body(${text.length}): ${JSON.stringify(text.slice(0, 300))}`;
+  const shown = Number(process.env.FUZZ_SHOW ?? 300);
+  const summary = `${method} ${path.slice(0, shown)} ${JSON.stringify(headers ?? {}).slice(0, shown)} body(${text.length}): ${JSON.stringify(text.slice(0, shown))}`;
   return Object.defineProperty(value, fc.toStringMethod, { value: () => summary, enumerable: false });
 }
