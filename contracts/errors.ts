@@ -16,6 +16,8 @@ export const ErrorCode = {
   Conflict: "CONFLICT",
   PayloadTooLarge: "PAYLOAD_TOO_LARGE",
   UnsupportedMediaType: "UNSUPPORTED_MEDIA_TYPE",
+  /** A byte range that lies outside the file. */
+  RangeNotSatisfiable: "RANGE_NOT_SATISFIABLE",
   RateLimited: "RATE_LIMITED",
   /** The work was understood but could not be done (a PDF that cannot be sealed, say). */
   Unprocessable: "UNPROCESSABLE",

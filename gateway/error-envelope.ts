@@ -35,6 +35,7 @@ const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
   [ErrorCode.Conflict]: { status: 409, errno: 10009 },
   [ErrorCode.PayloadTooLarge]: { status: 413, errno: 10013 },
   [ErrorCode.UnsupportedMediaType]: { status: 415, errno: 10015 },
+  [ErrorCode.RangeNotSatisfiable]: { status: 416, errno: 10016 },
   [ErrorCode.RateLimited]: { status: 429, errno: 10029 },
   [ErrorCode.Unprocessable]: { status: 500, errno: -2 },
   [ErrorCode.Unavailable]: { status: 503, errno: 10503 },

@@ -194,7 +194,11 @@ export function fileRoutes(deps: GatewayDeps) {
     }
     const range = byteRange(c.req.header("range"), file.size);
     if (range === "unsatisfiable") {
-      return new Response(null, { status: 416, headers: { "content-range": `bytes */${file.size}` } });
+      c.header("content-range", `bytes */${file.size}`);
+      throw new PlatformError(
+        ErrorCode.RangeNotSatisfiable,
+        `range: ${c.req.header("range")} is not within the file's ${file.size} bytes`,
+      );
     }
     if (range) {
       return new Response(storage.readStream(file.storageKey, { range }), {
