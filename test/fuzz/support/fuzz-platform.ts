@@ -7,7 +7,7 @@ import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "..
 import { RecordingServer } from "../../support/recording-server.ts";
 import { issueToken } from "../../support/tokens.ts";
 
-const SECRET = "fuzz-application-secret-0123456789abcdef";
+export const SECRET = "fuzz-application-secret-0123456789abcdef";
 const PASSWORD = "fuzzing password 1";
 export const ADMIN_TOKEN = "fuzz-admin-token-0123456789abcdefghijklmno";
 export const PORTAL_REDIRECT = "https://portal.fuzz.edu/callback";
@@ -40,6 +40,8 @@ export interface FuzzPlatform {
     postCode: string;
     /** A PNG anyone may download, with a thumbnail size asked for. */
     fileId: string;
+    /** Its content. */
+    fileContent: Buffer;
     /** A file that needs an access token to download. */
     secureFileId: string;
   };
@@ -125,9 +127,12 @@ async function call(
   return body.entities[0]!;
 }
 
+/** The content of the files the platform starts with: a small PNG. */
+const FILE_CONTENT = sealPng(32);
+
 async function upload(url: string, token: string, query: string): Promise<string> {
   const form = new FormData();
-  form.set("file", new Blob([new Uint8Array(sealPng(32))], { type: "image/png" }), "seal.png");
+  form.set("file", new Blob([new Uint8Array(FILE_CONTENT)], { type: "image/png" }), "seal.png");
   form.set("thumbsizes", "16x16");
   const response = await fetch(`${url}/file${query}`, {
     method: "PUT",
@@ -197,6 +202,7 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
         deptCode: "fuzz-dept",
         postCode: "fuzz-post",
         fileId: await upload(url, tokens.sys, ""),
+        fileContent: FILE_CONTENT,
         secureFileId: await upload(url, tokens.sys, "?secure=true"),
       },
       channel,
