@@ -52,16 +52,14 @@ export function createGateway(deps: GatewayDeps) {
 
   app.onError((error, c) => {
     const platformError = asPlatformError(error);
-    if (errorMapping(platformError.code).status >= 500) {
-      deps.log.error(
-        {
-          requestId: c.get("requestId"),
-          path: c.req.path,
-          code: platformError.code,
-          err: platformError.cause ?? error,
-        },
-        "request failed",
-      );
+    const { status } = errorMapping(platformError.code);
+    const context = { requestId: c.get("requestId"), path: c.req.path, code: platformError.code };
+    if (status === 503) {
+      // A dependency out of reach: one line per request, without a stack, for as long as it lasts.
+      const cause = platformError.cause instanceof Error ? platformError.cause.message : undefined;
+      deps.log.warn({ ...context, reason: cause ?? platformError.message }, "request failed");
+    } else if (status >= 500) {
+      deps.log.error({ ...context, err: platformError.cause ?? error }, "request failed");
     }
     return errorResponse(c, platformError);
   });

@@ -26,7 +26,7 @@ function routeLabel(c: Context<GatewayEnv>): string {
 /**
  * Gives each request an id (the caller's `X-Request-Id` or a new one, echoed on the response),
  * counts it with its latency in the HTTP metrics, and logs it when it ends: every one at debug; at
- * the default info level only those worth reading (4xx at info, 5xx at error, slow ones at warn),
+ * the default info level only those worth reading (4xx at info, 503 and slow ones at warn, other 5xx at error),
  * since a log line costs as much as the rest of a fast request. One middleware, not three, because
  * each layer costs a few microseconds.
  * The path is logged, never the query string, which may carry an access token.
@@ -49,7 +49,14 @@ export function requestLog(log: Logger): MiddlewareHandler<GatewayEnv> {
     const route = routeLabel(c);
     httpRequests.inc([method, route, String(status)]);
     httpDuration.observe([method, route], ms / 1000);
-    const level = status >= 500 ? "error" : ms > SLOW_REQUEST_MS ? "warn" : status >= 400 ? "info" : "debug";
+    const level =
+      status >= 500 && status !== 503
+        ? "error"
+        : status === 503 || ms > SLOW_REQUEST_MS
+          ? "warn"
+          : status >= 400
+            ? "info"
+            : "debug";
     if (!log.isLevelEnabled(level)) return;
     log[level](
       { requestId, method: c.req.method, path: c.req.path, status, ms: Math.round(ms * 10) / 10 },
