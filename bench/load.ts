@@ -8,6 +8,8 @@ export interface BenchServer {
   pid: number;
   /** What the script sent when it was ready (a token, say). */
   ready: unknown;
+  /** Sends the script a message and resolves with its next one. */
+  ask(message: string): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -15,11 +17,13 @@ export async function startServer(
   script: URL,
   port: number,
   env: Record<string, string>,
+  nodeFlags: string[] = [],
 ): Promise<BenchServer> {
   const child = fork(script, {
     execArgv: [
       "--import",
       "tsx",
+      ...nodeFlags,
       ...(process.env.BENCH_PROFILE_DIR
         ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
         : []),
@@ -32,6 +36,12 @@ export async function startServer(
     port,
     pid: child.pid!,
     ready,
+    async ask(message) {
+      const answer = once(child, "message");
+      child.send(message);
+      const [reply] = await answer;
+      return reply;
+    },
     async stop() {
       child.kill("SIGTERM");
       await once(child, "exit");

@@ -5,6 +5,7 @@ import { exportBench } from "./cases/export-throughput.ts";
 import { feedBench } from "./cases/feed-sync.ts";
 import { fileBench } from "./cases/file-throughput.ts";
 import { gatewayBench } from "./cases/gateway-throughput.ts";
+import { mixedLoadBench } from "./cases/mixed-load.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
 import { oauthBench } from "./cases/oauth-throughput.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
@@ -19,6 +20,7 @@ const CASES: BenchCase[] = [
   fileBench,
   exportBench,
   feedBench,
+  mixedLoadBench,
 ];
 
 const wanted = process.argv.slice(2);
