@@ -1,4 +1,10 @@
-import { createServer, type Server, STATUS_CODES } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { getRequestListener, RequestError } from "@hono/node-server";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
@@ -15,12 +21,35 @@ export function listen(app: Gateway, options: { host: string; port: number }): P
   return new Promise((resolve, reject) => {
     // serve() of @hono/node-server, with the two ways a request can fail before the gateway sees it
     // answered in the platform's envelope rather than with a bare status.
-    const listener = getRequestListener(app.fetch, {
+    const serve = getRequestListener(app.fetch, {
       hostname: options.host,
       errorHandler: answerUnreadableRequest,
     });
-    const server = createServer(listener);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2): refused here in the envelope, where Node's own check
+    // would answer a bare 400.
+    const listener = (request: IncomingMessage, response: ServerResponse) => {
+      if (request.httpVersion === "1.1" && request.headers.host === undefined) {
+        const body = JSON.stringify(
+          envelopeFor("platform", new PlatformError(ErrorCode.InvalidArgument, "host: required")),
+        );
+        response.writeHead(400, { "content-type": "application/json", connection: "close" }).end(body);
+        return;
+      }
+      return serve(request, response);
+    };
+    const server = createServer({ requireHostHeader: false }, listener);
     server.on("clientError", answerMalformedRequest);
+    // An expectation other than 100-continue gets a bare 417 from Node; RFC 9110 lets a server
+    // ignore it instead, and the request is served as any other.
+    server.on("checkExpectation", listener);
+    // Node hands CONNECT to a listener of its own, and without one drops the connection unanswered.
+    server.on("connect", (_request: unknown, socket: Socket) =>
+      writeRefusal(
+        socket,
+        400,
+        new PlatformError(ErrorCode.InvalidArgument, "method: CONNECT is not served"),
+      ),
+    );
     server.listen(options.port, options.host);
     server.once("error", reject);
     server.once("listening", () => {
@@ -79,7 +108,12 @@ function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Socket): v
     return;
   }
   const { status, error: refused } = malformedRequestError(error.code);
-  const body = JSON.stringify(envelopeFor("platform", refused));
+  writeRefusal(socket, status, refused);
+}
+
+/** An answer written straight to the socket, for requests that never become a request of the gateway. */
+function writeRefusal(socket: Socket, status: number, error: PlatformError): void {
+  const body = JSON.stringify(envelopeFor("platform", error));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
