@@ -107,7 +107,11 @@ export function rawExchange(
       socket.write(bytes);
       if (options.abortAfterMs !== undefined) setTimeout(() => socket.destroy(), options.abortAfterMs);
     });
-    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      // A whole answer is all the exchange waits for: a kept-alive connection would stay open.
+      if (wholeResponse(Buffer.concat(chunks))) socket.destroy();
+    });
     socket.on("end", () => {
       closedByServer = true;
       socket.end();
@@ -125,8 +129,32 @@ export function rawExchange(
   });
 }
 
-/** The first HTTP response in raw bytes: status, headers and the body its framing delimits. */
-export function parseRawResponse(bytes: Buffer): FuzzResponse | undefined {
+/** The bytes from the final response on: interim ones (100 Continue) come before it. */
+function finalResponse(bytes: Buffer): Buffer {
+  let rest = bytes;
+  while (/^HTTP\/1\.[01] 1\d\d /.test(rest.subarray(0, 13).toString("latin1"))) {
+    const end = rest.indexOf("\r\n\r\n");
+    if (end < 0) break;
+    rest = rest.subarray(end + 4);
+  }
+  return rest;
+}
+
+/** Whether the bytes hold a whole final response, as its Content-Length or last chunk says. */
+function wholeResponse(received: Buffer): boolean {
+  const bytes = finalResponse(received);
+  const end = bytes.indexOf("\r\n\r\n");
+  if (end < 0) return false;
+  const head = bytes.subarray(0, end).toString("latin1").toLowerCase();
+  const length = /\r\ncontent-length:\s*(\d+)/.exec(head);
+  if (length) return bytes.length >= end + 4 + Number(length[1]);
+  if (/\r\ntransfer-encoding:\s*chunked/.test(head)) return bytes.includes("\r\n0\r\n\r\n", end);
+  return /^http\/1\.[01] (204|304)/.test(head);
+}
+
+/** The final HTTP response in raw bytes: status, headers and the body its framing delimits. */
+export function parseRawResponse(received: Buffer): FuzzResponse | undefined {
+  const bytes = finalResponse(received);
   const end = bytes.indexOf("\r\n\r\n");
   if (end < 0) return undefined;
   const [statusLine, ...lines] = bytes.subarray(0, end).toString("latin1").split("\r\n");
