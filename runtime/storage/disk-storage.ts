@@ -109,11 +109,15 @@ export class DiskStorage implements FileStorage {
     const partial = `${path}.partial`;
     await this.ensureDirectory(dirname(path));
     const meter = new UploadMeter(maxBytes);
+    const writer = new DurableFileWriter(partial);
     try {
-      await pipeline(source, meter.measure.bind(meter), new DurableFileWriter(partial));
+      await pipeline(source, meter.measure.bind(meter), writer);
       await this.renameDurably(partial, path);
       return await meter.result(key);
     } catch (error) {
+      // A source that fails at once fails the pipeline while the writer may still be creating its
+      // file: removed before the writer has closed, the partial file would be created after.
+      if (!writer.closed) await new Promise((resolve) => writer.once("close", resolve));
       await rm(partial, { force: true });
       throw error;
     }
