@@ -32,31 +32,51 @@ const REUSED_ID = randomUUID();
 /** Notifications the platform has recorded, with the number of recipients each had. */
 const recorded = new Map<string, number>();
 
+/** Text within a field's limits most of the time (so a body gets past its schema), anything otherwise. */
+const text = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: "binary", maxLength: 30 })),
+  },
+  { weight: 1, arbitrary: nastyString },
+);
+
 /** A recipient of the external channel: mostly well formed, with text of every kind. */
 const user = fc.record(
   {
-    id: fc.oneof(fc.uuid(), nastyString),
-    name: nastyString,
-    account: fc.oneof(fc.constantFrom("fuzzer", "sms_fuzzer"), nastyString),
-    email: nastyString,
-    phone: fc.oneof(fc.constantFrom("+15550000001", ""), nastyString),
-    enterprise: fc.record({ id: nastyString, name: nastyString, domain: nastyString }, { requiredKeys: [] }),
+    id: fc.oneof(fc.uuid(), text),
+    name: text,
+    account: fc.oneof(fc.constantFrom("fuzzer", "sms_fuzzer"), text),
+    email: text,
+    phone: fc.oneof(fc.constantFrom("+15550000001", ""), text),
+    enterprise: fc.record({ id: text, name: text, domain: text }, { requiredKeys: [] }),
   },
   { requiredKeys: [] },
 );
+
+/** Any text of at most 30 characters, as the fields of a well-formed notification may hold. */
+const plain = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: "binary", maxLength: 30 }));
+
+/** A notification the platform must record: the external channel, recipients, text of any kind. */
+const wellFormed = fc.record({
+  name: plain,
+  content: plain,
+  channels: fc.constant(["fuzz_wall"]),
+  users: fc.array(fc.record({ name: plain, account: plain, email: plain }), { minLength: 1, maxLength: 3 }),
+});
 
 /**
  * A notification for the configured external channel, each field odd or not: text of every kind,
  * lists just past their limits, numbers out of range, an `id` reused, a channel that is not one.
  */
-const notification = fc
+const oddNotification = fc
   .record(
     {
       id: fc.oneof(fc.uuid(), fc.constant(REUSED_ID), nastyString),
-      name: nastyString,
-      content: nastyString,
-      html: nastyString,
-      abstract: nastyString,
+      name: text,
+      content: text,
+      html: text,
+      abstract: text,
       channels: fc.oneof(
         fc.constant(["fuzz_wall"]),
         fc.constant(["fuzz_wall", "fuzz_wall"]),
@@ -77,21 +97,27 @@ const notification = fc
       app: fc.record(
         {
           displayStyle: fc.constantFrom("basic", "news", "x"),
-          abstract: nastyString,
+          abstract: text,
           expireTime: nastyNumber,
         },
         { requiredKeys: [] },
       ),
-      emails: fc.array(nastyString, { maxLength: 3 }),
+      emails: fc.array(text, { maxLength: 3 }),
     },
     { requiredKeys: ["channels", "users"] },
   )
   .chain((body) =>
     // A number JSON writes but JavaScript cannot keep, in place of one field.
     fc.option(fc.constantFrom(...NASTY_NUMBER_TEXTS), { freq: 4 }).map((number) => {
-      const text = JSON.stringify(body);
-      return number === null ? text : text.replace(/"expireTime":[^,}]+/, `"expireTime":${number}`);
+      const written = JSON.stringify(body);
+      return number === null ? written : written.replace(/"expireTime":[^,}]+/, `"expireTime":${number}`);
     }),
+  );
+
+const notification = fc
+  .oneof(
+    { weight: 1, arbitrary: wellFormed.map((body) => JSON.stringify(body)) },
+    { weight: 2, arbitrary: oddNotification },
   )
   .map((body) => compact({ request: { method: "PUT", path: "/v1/notification", headers: sender, body } }));
 

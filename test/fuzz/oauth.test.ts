@@ -54,8 +54,26 @@ const credentials = fc.oneof(
       `basic ${Buffer.from(`:${SECRET}`).toString("base64")}`,
       `Bearer ${Buffer.from(`fuzz-app:${SECRET}`).toString("base64")}`,
     )
-    .map((authorization) => ({ id: "", secret: "", headers: { authorization }, form: "" })),
+    .map((authorization) => ({ ...basicCredentials(authorization), headers: { authorization }, form: "" })),
 );
+
+/** What a Basic header carries, read as leniently as base64 allows: a padded header still names the client. */
+function basicCredentials(authorization: string): { id: string; secret: string } {
+  const [scheme, value = ""] = authorization.split(" ", 2);
+  if (scheme?.toLowerCase() !== "basic") return { id: "", secret: "" };
+  const decoded = Buffer.from(value, "base64").toString();
+  const colon = decoded.indexOf(":");
+  return colon < 0
+    ? { id: "", secret: "" }
+    : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+const realClient = {
+  id: "fuzz-app",
+  secret: SECRET,
+  headers: { authorization: `Basic ${Buffer.from(`fuzz-app:${SECRET}`).toString("base64")}` },
+  form: "",
+};
 
 const scope = fc.oneof(
   fc.constantFrom(
@@ -109,7 +127,21 @@ describe("OAuth2 endpoints", () => {
       family: "oauth2 token",
       runs: 200,
       arbitrary: fc
-        .record({ credentials, fields: grantFields, repeat: fc.boolean() })
+        .record({
+          // A well-formed request of a real client now and then, so the property reaches issuing.
+          credentials: fc.oneof(
+            { weight: 1, arbitrary: fc.constant(realClient) },
+            { weight: 3, arbitrary: credentials },
+          ),
+          fields: fc.oneof(
+            {
+              weight: 1,
+              arbitrary: scope.map((asked) => ({ grant_type: "client_credentials", scope: asked })),
+            },
+            { weight: 3, arbitrary: grantFields },
+          ),
+          repeat: fc.boolean(),
+        })
         .map(({ credentials, fields, repeat }) => {
           const form = Object.entries(fields).map(([name, value]) => `${name}=${percentEncode(value)}`);
           if (repeat) form.push(...form);

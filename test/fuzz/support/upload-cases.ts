@@ -150,9 +150,13 @@ export const uploadCase: fc.Arbitrary<UploadCase> = fc
     return { corruption, withFile, content, filename, fields, headers, body };
   });
 
-/** A name a part header can carry as it is: no control characters (which make the header malformed), no quote. */
+/**
+ * A name a part header can carry as it is: no control characters (which make the header
+ * malformed), no quote or backslash (which the quoted string would take as its end or an escape).
+ */
 const plainName = (name: string) =>
-  name !== "" && ![...name].some((char) => char === '"' || char.charCodeAt(0) < 0x20 || char === "\x7F");
+  name !== "" &&
+  ![...name].some((char) => char === '"' || char === "\\" || char.charCodeAt(0) < 0x20 || char === "\x7F");
 
 /** An upload well formed and within every limit, so it must succeed: one file part named "file". */
 export function ordinaryUpload(upload: UploadCase): boolean {
