@@ -5,10 +5,11 @@ import { Hono } from "hono";
 import getAbsoluteFSPath from "swagger-ui-dist/absolute-path.js";
 import type { GatewayEnv } from "../gateway-env.ts";
 
-const ASSETS: Record<string, string> = {
-  "swagger-ui.css": "text/css; charset=utf-8",
-  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-};
+// A Map, not an object: a name such as `constructor` must not be found among the assets.
+const ASSETS = new Map([
+  ["swagger-ui.css", "text/css; charset=utf-8"],
+  ["swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -34,7 +35,7 @@ export function docsRoutes() {
     .get("/docs", (c) => c.html(PAGE))
     .get("/docs/assets/:file", async (c) => {
       const file = c.req.param("file");
-      const type = ASSETS[file];
+      const type = ASSETS.get(file);
       if (!type) return c.notFound();
       let body = assetCache.get(file);
       if (!body) {
