@@ -63,7 +63,7 @@ describe("directory writes and reads with odd input", () => {
       baseUrl: platform.url,
       tally,
       family: "directory writes",
-      runs: 150,
+      runs: 200,
       arbitrary: fc
         .record({
           type: fc.constantFrom("user", "dept", "post"),

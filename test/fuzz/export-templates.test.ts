@@ -213,7 +213,7 @@ describe("export templates and images fetched by URI", () => {
       baseUrl: platform.url,
       tally,
       family: "export templates",
-      runs: 120,
+      runs: 160,
       arbitrary: fc
         .record({
           format: fc.constantFrom("docx", "pdf", "png", "xlsx"),

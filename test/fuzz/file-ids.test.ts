@@ -139,7 +139,7 @@ describe("file ids that try to leave the file service", () => {
       baseUrl: platform.url,
       tally,
       family: "file ids",
-      runs: 240,
+      runs: 300,
       arbitrary: fc
         .record({
           route: fc.constantFrom(...routes),

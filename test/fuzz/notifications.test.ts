@@ -127,7 +127,7 @@ describe("notifications: send, status and marking with odd input", () => {
       baseUrl: platform.url,
       tally,
       family: "notification send",
-      runs: 150,
+      runs: 200,
       arbitrary: notification,
       check: async ({ request }) => {
         const answer = await send(platform.url, request);

@@ -125,7 +125,7 @@ describe("OAuth2 endpoints", () => {
       baseUrl: platform.url,
       tally,
       family: "oauth2 token",
-      runs: 200,
+      runs: 300,
       arbitrary: fc
         .record({
           // A well-formed request of a real client now and then, so the property reaches issuing.
@@ -219,7 +219,7 @@ describe("OAuth2 endpoints", () => {
       baseUrl: platform.url,
       tally,
       family: "oauth2 authorize",
-      runs: 120,
+      runs: 160,
       arbitrary: fc
         .record(
           {

@@ -241,7 +241,7 @@ describe("malformed HTTP on a raw socket", () => {
       baseUrl: platform.url,
       tally,
       family: "raw http",
-      runs: 240,
+      runs: 360,
       arbitrary: fc.oneof(oddRequestLine, oddHeaders, oddChunks, oddBodies, shortBodies),
       check: async (raw) => {
         const exchange = await rawExchange(

@@ -114,7 +114,7 @@ describe("uploads: broken multipart, odd parts and names, oversized files", () =
       baseUrl: platform.url,
       tally,
       family: "file uploads",
-      runs: 80,
+      runs: 120,
       arbitrary: uploadCase.map((upload) => uploadRequest("PUT", "/file", upload)),
       check: async ({ upload, request }) => checkStored(request, upload),
     }));
