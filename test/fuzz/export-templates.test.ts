@@ -6,7 +6,7 @@ import { buildDocx } from "../support/docx-fixtures.ts";
 import { nastyJsonValue, nastyString, percentEncode } from "./support/arbitraries.ts";
 import { checkResponse } from "./support/envelopes.ts";
 import { startFuzzPlatform } from "./support/fuzz-platform.ts";
-import { compact, send } from "./support/http-client.ts";
+import { compact, type FuzzRequest, send } from "./support/http-client.ts";
 import { BOUNDARY, multipartBody } from "./support/multipart.ts";
 import { fuzzProperty } from "./support/run-property.ts";
 import { FuzzTally } from "./support/tally.ts";
@@ -158,6 +158,17 @@ function exportRequest(
 
 const carrier = fc.constantFrom("query" as const, "json" as const, "form" as const);
 
+/** A hostile URI is refused (400, or 403 for a host not allowed) and the loopback never hears of it. */
+function refusedUnreached(what: string) {
+  return async ({ request }: { request: FuzzRequest }) => {
+    const before = reached;
+    const answer = await send(platform.url, request);
+    checkResponse(request, answer);
+    assert.equal(reached, before, "the export service connected to the internal address");
+    assert.ok(answer.status === 400 || answer.status === 403, `a hostile ${what} answered ${answer.status}`);
+  };
+}
+
 /** Export parameters of every shape: data, fields, cells, pages and flags, odd or not. */
 const oddExport = fc
   .record({
@@ -229,16 +240,7 @@ describe("export templates and images fetched by URI", () => {
             json,
           ),
         ),
-      check: async ({ request }) => {
-        const before = reached;
-        const answer = await send(platform.url, request);
-        checkResponse(request, answer);
-        assert.equal(reached, before, "the export service connected to the internal address");
-        assert.ok(
-          answer.status === 400 || answer.status === 403,
-          `a hostile template answered ${answer.status}`,
-        );
-      },
+      check: refusedUnreached("template"),
     }));
 
   it("never fetches an image of the data from an address the operator did not allow", () =>
@@ -261,16 +263,7 @@ describe("export templates and images fetched by URI", () => {
             false,
           ),
         ),
-      check: async ({ request }) => {
-        const before = reached;
-        const answer = await send(platform.url, request);
-        checkResponse(request, answer);
-        assert.equal(reached, before, "the export service connected to the internal address");
-        assert.ok(
-          answer.status === 400 || answer.status === 403,
-          `a hostile image answered ${answer.status}`,
-        );
-      },
+      check: refusedUnreached("image"),
     }));
 
   it("fills documents and spreadsheets with any data, or names the parameter it cannot use", async () => {
