@@ -15,8 +15,8 @@ import { FuzzTally } from "./support/tally.ts";
 import { honoPath, routeFamily, UNDOCUMENTED_OPERATIONS } from "./support/undocumented-operations.ts";
 
 /** Inputs per operation; spec 001's `/apis/v2d` twins of `/apis/v2` get fewer, being the same code. */
-const RUNS = 60;
-const TWIN_RUNS = 15;
+const RUNS = 80;
+const TWIN_RUNS = 20;
 
 const tally = new FuzzTally(import.meta.filename);
 const platform = await startFuzzPlatform();
