@@ -399,6 +399,13 @@ for (const mode of await testModes()) {
       assert.equal(reserved.status, 400);
       const removed = await call("DELETE", "/me/preference/FavoriteTasks/1024", user);
       assert.deepEqual(removed.body.entities[0]!.FavoriteTasks, [7]);
+      // Keys are the user's own text, names of inherited members included.
+      const inherited = await call("DELETE", "/me/preference/valueOf/1", user);
+      assert.equal(inherited.status, 200);
+      assert.deepEqual(inherited.body.entities[0]!.valueOf, []);
+      assert.equal((await call("PUT", "/me/preference/constructor/x", user)).status, 200);
+      const own = await call("GET", "/me/preference/constructor", user);
+      assert.deepEqual(own.body.entities[0]!.constructor, ["x"]);
 
       const me = await call<{ id: string }>("GET", "/me/profile", user);
       const aliceId = me.body.entities[0]!.id;

@@ -34,9 +34,18 @@ function elementOf(key: string, value: string): PreferenceValue {
 
 /** The built-in sets (empty when never set) and, for a free key, that key's set too. */
 export function preferenceView(stored: Preferences, key: string): Preferences {
-  const view: Preferences = {};
-  for (const name of [...BUILT_IN_PREFERENCES, key]) view[name] = stored[name] ?? [];
+  const view = keyedByUser();
+  for (const name of [...BUILT_IN_PREFERENCES, key])
+    view[name] = Object.hasOwn(stored, name) ? stored[name]! : [];
   return view;
+}
+
+/**
+ * Preference keys are the user's own text (`valueOf`, `constructor`): they live in an object without
+ * a prototype, so no key reads or replaces anything inherited.
+ */
+function keyedByUser(from: Preferences = {}): Preferences {
+  return Object.assign(Object.create(null) as Preferences, from);
 }
 
 export async function preferencesOf(sql: Queryable, userId: string): Promise<Preferences> {
@@ -57,11 +66,11 @@ export async function changePreference(
   return sql.begin(async (tx) => {
     const [row] = await tx<{ preferences: Preferences }[]>`
       select preferences from users where id = ${userId} for update`;
-    const preferences = row?.preferences ?? {};
+    const preferences = keyedByUser(row?.preferences);
     const current = preferences[key] ?? [];
     const present = current.includes(element);
     if (change === "add" && !present) {
-      if (!(key in preferences) && Object.keys(preferences).length >= MAX_PREFERENCE_KEYS)
+      if (!Object.hasOwn(preferences, key) && Object.keys(preferences).length >= MAX_PREFERENCE_KEYS)
         throw localizedError(ErrorCode.Conflict, "tooManyPreferences", { max: MAX_PREFERENCE_KEYS });
       if (current.length >= MAX_PREFERENCE_VALUES)
         throw localizedError(ErrorCode.Conflict, "preferenceFull", { key, max: MAX_PREFERENCE_VALUES });
