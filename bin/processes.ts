@@ -1,7 +1,5 @@
-import { join } from "node:path";
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
-import { FEED_SYNC_QUEUE } from "../contracts/feed.ts";
 import { ALL_JOBS, jobCatalogue, queueDefinition, withOperatorPolicy } from "../contracts/jobs.ts";
 import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
 import { createGateway } from "../gateway/app.ts";
@@ -11,18 +9,8 @@ import type { Config } from "../runtime/config.ts";
 import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { observeBroker } from "../runtime/platform-metrics.ts";
-import { TemplateSource } from "../runtime/template-source.ts";
-import { OfficeConverter } from "../workers/export/office-converter.ts";
-import { startFeedScheduler } from "../workers/feed/feed-scheduler.ts";
-import { startBlobSweeper } from "../workers/files/blob-sweeper.ts";
-import { createJobHandlers } from "../workers/job-handlers.ts";
-import { jobsForQueues, startJobConsumers } from "../workers/job-runner.ts";
-import { loadChannelSenders } from "../workers/notify/channel-senders.ts";
-import type { GatedSender } from "../workers/notify/gated-sender.ts";
-import { startPendingSweeper } from "../workers/notify/pending-sweeper.ts";
-import { createPadesSigner } from "../workers/sign/pades-signature.ts";
-import type { SignDeps } from "../workers/sign/sign-document.ts";
-import { loadSigningCertificate } from "../workers/sign/signing-certificate.ts";
+import type { JobParts } from "../workers/job-parts.ts";
+import { jobsForQueues } from "../workers/job-runner.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -32,9 +20,6 @@ export interface RunningProcess {
   /** Stops accepting work, drains requests and jobs in flight, then closes the connections. */
   stop(): Promise<void>;
 }
-
-/** How often a `files.thumbs` worker looks for file contents no file uses any more. */
-const BLOB_SWEEP_INTERVAL_MS = 10 * 60_000;
 
 /** Every queue there is: each job kind's, and for a queue family one per member (external channels). */
 function allQueues(bootstrap: Bootstrap | undefined): string[] {
@@ -59,13 +44,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const draining = { value: false };
   let http: HttpServer | undefined;
   let metricsServer: MetricsServer | undefined;
-  let consumers: Consumer[] = [];
-  let senders = new Map<string, GatedSender>();
-  let stopSweeper = () => {};
-  let stopBlobSweeper = () => {};
-  let stopFeedScheduler = () => {};
-  let templates: TemplateSource | undefined;
-  let converter: OfficeConverter | undefined;
+  let jobs: JobParts | undefined;
   const catalogue = withOperatorPolicy(jobCatalogue, {
     delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
     signTimeoutMs: config.sign.timeoutMs,
@@ -77,57 +56,10 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     await broker.declare(jobsForQueues(catalogue, everyQueue).map(({ job }) => queueDefinition(job)));
     const queues = parts.queues === "all" ? everyQueue : parts.queues;
     if (queues.length > 0) {
-      senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
-      // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
-      const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
-      templates = new TemplateSource({
-        sql: db.sql,
-        storage: platform.storage,
-        publicUrl: config.http.publicUrl,
-        allowedHosts: config.export.templateHosts,
-        maxBytes: config.export.templateMaxBytes,
-        timeoutMs: config.export.timeoutMs,
-      });
-      converter = new OfficeConverter({
-        python: config.export.officePython,
-        soffice: config.export.soffice,
-        profileDir: join(config.dataDir, "office-profile"),
-        timeoutMs: config.export.convertTimeoutMs,
-        log,
-      });
-      if (config.export.officePrewarm && queues.includes("export")) {
-        converter.warmUp().catch((error) => log.error({ err: error }, "LibreOffice could not be started"));
-      }
-      const handlers = createJobHandlers({
-        delivery: { sql: db.sql, senders, leaseSeconds },
-        thumbnails: { sql: db.sql, storage: platform.storage },
-        export: { storage: platform.storage, templates, converter, timeZone: config.export.timeZone },
-        feed: { sql: db.sql, log, env: process.env, staleAfterSeconds: config.feed.staleRunSeconds },
-        sign: queues.includes("sign") ? await signDeps(config, platform) : undefined,
-      });
-      consumers = await startJobConsumers(broker, catalogue, handlers, queues, log, {
-        concurrency: config.workerConcurrency,
-      });
-      if (queues.includes("files.thumbs")) {
-        stopBlobSweeper = startBlobSweeper(
-          { sql: db.sql, storage: platform.storage, log },
-          BLOB_SWEEP_INTERVAL_MS,
-        );
-      }
-      if (queues.includes(FEED_SYNC_QUEUE))
-        stopFeedScheduler = startFeedScheduler({ sql: db.sql, broker, log });
-      if (queues.some((queue) => queue.startsWith("notify."))) {
-        const longestDelayMs = Math.max(0, ...config.notify.retryDelaysMs);
-        stopSweeper = startPendingSweeper(
-          { sql: db.sql, broker, log },
-          {
-            pendingAgeSeconds: config.notify.pendingAgeSeconds,
-            maxAttempts: config.notify.retryDelaysMs.length + 1,
-            staleRetryingSeconds: Math.ceil((longestDelayMs + config.notify.sendTimeoutMs) / 1000) + 60,
-          },
-          config.notify.sweepIntervalMs,
-        );
-      }
+      // Loaded only where jobs run: the job modules (PDF, office, spreadsheet, provider SDKs) would
+      // otherwise make up most of a gateway's heap.
+      const { startJobParts } = await import("../workers/job-parts.ts");
+      jobs = await startJobParts(config, platform, catalogue, queues);
     }
     if (!parts.serveHttp && config.metrics.port !== undefined) {
       metricsServer = await startMetricsServer(
@@ -143,13 +75,8 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     }
   } catch (error) {
     await metricsServer?.close();
-    stopSweeper();
-    stopBlobSweeper();
-    stopFeedScheduler();
-    await Promise.all(consumers.map((consumer) => consumer.stop(0)));
-    await templates?.close();
-    await converter?.close();
-    await Promise.all([...senders.values()].map((sender) => sender.close()));
+    jobs?.stopPeriodicTasks();
+    await jobs?.stop(0);
     await broker.close();
     await db.close();
     throw error;
@@ -157,36 +84,18 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   return {
     platform,
     http,
-    consumers,
+    consumers: jobs?.consumers ?? [],
     async stop() {
       draining.value = true;
-      stopSweeper();
-      stopBlobSweeper();
-      stopFeedScheduler();
+      jobs?.stopPeriodicTasks();
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
-      await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
-      await templates?.close();
-      await converter?.close();
-      await Promise.all([...senders.values()].map((sender) => sender.close()));
+      await jobs?.stop(drainMs);
       await broker.close();
       await db.close();
       await metricsServer?.close();
     },
   };
-}
-
-async function signDeps(config: Config, platform: Platform): Promise<SignDeps> {
-  const signer =
-    config.sign.signature === "pades"
-      ? createPadesSigner(
-          await loadSigningCertificate(
-            { p12File: config.sign.p12File, passphrase: config.sign.p12Passphrase, dataDir: config.dataDir },
-            platform.log,
-          ),
-        )
-      : undefined;
-  return { sql: platform.db.sql, storage: platform.storage, signer };
 }
 
 /** Everything in one process: the embedded mode of `npm start`. */
