@@ -40,6 +40,14 @@ export const jobsRedelivered = metrics.register(
   ),
 );
 
+/** Jobs whose handler is running now, per queue: how busy the workers of this process are. */
+export const jobsInProgress = new Map<string, number>();
+metrics.register(
+  new Gauge("jobs_in_progress", "Jobs whose handler is running now, by queue.", ["queue"], () =>
+    [...jobsInProgress].map(([queue, running]): Sample => [[queue], running]),
+  ),
+);
+
 export const jobDuration = metrics.register(
   new Histogram("job_duration_seconds", "Time a handler took on one job, by queue.", ["queue"], JOB_BOUNDS),
 );

@@ -126,6 +126,7 @@ for (const mode of await testModes()) {
       assert.equal(grew(first, last, 'jobs_total{queue="notify.app",outcome="dead"}'), 1);
       assert.ok(grew(first, last, 'job_duration_seconds_count{queue="notify.app"}') >= 3);
       assert.equal(last.get('queue_messages{queue="notify.app",state="ready"}'), 0);
+      assert.equal(last.get('jobs_in_progress{queue="notify.app"}'), 0, "no handler left running");
       assert.ok((last.get('queue_messages{queue="notify.app",state="dead"}') ?? 0) >= 1);
       assert.ok((last.get('queue_consumers{queue="notify.app"}') ?? 0) >= 1);
       assert.equal(last.get("broker_connected"), 1);

@@ -5,7 +5,7 @@ import type {
   QueueDefinition,
   ReplyEnvelope,
 } from "../../contracts/broker.ts";
-import { jobDuration, jobsHandled, jobsRedelivered } from "../platform-metrics.ts";
+import { jobDuration, jobsHandled, jobsInProgress, jobsRedelivered } from "../platform-metrics.ts";
 
 /** Quorum queues dead-letter a message handed out this many times without an ack (a consumer crash loop). */
 export const REDELIVERY_LIMIT = 20;
@@ -79,12 +79,14 @@ export class RunningHandlers {
   ): Promise<NextStep> {
     const run = new HandlerRun(context);
     this.running.add(run);
-    if (context.redelivered) jobsRedelivered.inc([this.definition.name]);
+    const queue = this.definition.name;
+    if (context.redelivered) jobsRedelivered.inc([queue]);
+    jobsInProgress.set(queue, (jobsInProgress.get(queue) ?? 0) + 1);
+    void run.outcome.then(() => jobsInProgress.set(queue, jobsInProgress.get(queue)! - 1));
     const started = performance.now();
     const finish = (outcome: HandlerOutcome) => {
       if (!run.settle(outcome)) return;
       this.running.delete(run);
-      const queue = this.definition.name;
       jobDuration.observe([queue], (performance.now() - started) / 1000);
       jobsHandled.inc([queue, stepOutcome(nextStep(outcome, context.attempt, this.definition))]);
     };

@@ -142,7 +142,7 @@ describe("a worker killed (SIGKILL) in the middle of its work", () => {
     );
     await writeFile(join(setup.env.DATA_DIR!, "seal.png"), sealPng());
     // Long enough that each seal takes a while, so the kill finds jobs in the victim's hands.
-    const pdf = await makePdf(Array.from({ length: 120 }, () => ({})));
+    const pdf = await makePdf(Array.from({ length: 300 }, () => ({})));
     await withProcesses(
       setup,
       async () => [
@@ -172,7 +172,7 @@ describe("a worker killed (SIGKILL) in the middle of its work", () => {
           return { status: response.status, seals: response.headers.get("x-seals"), bytes };
         });
         await waitFor(
-          async () => ((await victim!.metrics()).get('job_duration_seconds_count{queue="sign"}') ?? 0) >= 1,
+          async () => ((await victim!.metrics()).get('jobs_in_progress{queue="sign"}') ?? 0) >= 1,
           30_000,
           "the victim sealing",
         );
