@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
 import sharp from "sharp";
+import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
 import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
 import { closeVhostConnections, TcpProxy } from "../support/rabbit.ts";
 import { RecordingServer } from "../support/recording-server.ts";
@@ -17,19 +18,7 @@ describe("the broker closes every connection while the gateway publishes and wor
   it("each send is answered 200 or 503 with the envelope; everything accepted is delivered once; consumers resume", async () => {
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 5);
     const setup = await distributedSetup(
-      {
-        applications: [
-          { id: "cut-app", secret: SECRET, name: "Cut", scopes: ["send_app_notification", "notifications"] },
-        ],
-        channels: [
-          {
-            name: "app",
-            plugin: "app",
-            config: { baseUrl: app.url, token: "t" },
-            permittedApplications: ["cut-app"],
-          },
-        ],
-      },
+      appChannelBootstrap({ id: "cut-app", secret: SECRET, name: "Cut" }, app.url),
       {
         NOTIFY_SWEEP_INTERVAL_MS: "500",
         NOTIFY_PENDING_AGE_SECONDS: "2",
@@ -94,20 +83,12 @@ describe("the broker closes every connection while the gateway publishes and wor
         assert.ok(closed >= 2, `the gateway's and the worker's connections closed (${closed})`);
       assert.ok(accepted.size > 50, `notifications accepted during the run: ${accepted.size}`);
 
-      await waitFor(
-        async () => {
-          const [row] = await setup.sql<{ open: number }[]>`
-            select count(*)::int as open from delivery_tasks where sending_status <> 'sent'`;
-          return row!.open === 0;
-        },
-        60_000,
-        "every accepted notification delivered",
-      );
+      await waitUntilAllSent(setup.sql, 60_000, "every accepted notification delivered");
       const tasks = await setup.sql<{ id: string; notificationId: string }[]>`
         select id, notification_id as "notificationId" from delivery_tasks`;
       const notified = new Set(tasks.map((task) => task.notificationId));
       for (const id of accepted) assert.ok(notified.has(id), `accepted notification ${id} has its task`);
-      const keys = app.requests.map((request) => String(request.headers["idempotency-key"]));
+      const keys = idempotencyKeys(app);
       assert.equal(new Set(keys).size, tasks.length, "every task reached the app");
       assert.equal(keys.length, tasks.length, "and none of them twice");
 

@@ -4,9 +4,9 @@ import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { promisify } from "node:util";
+import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
 import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
 import { RecordingServer } from "../support/recording-server.ts";
-import { waitFor } from "../support/wait.ts";
 
 const run = promisify(execFile);
 const SECRET = "restart-app-secret-0123456789abcdefghijkl";
@@ -26,24 +26,7 @@ describe("Postgres restarted under load", () => {
   it("requests in flight fail with 503 and the envelope, then succeed again without restarting the platform", async () => {
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }));
     const setup = await distributedSetup(
-      {
-        applications: [
-          {
-            id: "pg-app",
-            secret: SECRET,
-            name: "Restart",
-            scopes: ["send_app_notification", "notifications"],
-          },
-        ],
-        channels: [
-          {
-            name: "app",
-            plugin: "app",
-            config: { baseUrl: app.url, token: "t" },
-            permittedApplications: ["pg-app"],
-          },
-        ],
-      },
+      appChannelBootstrap({ id: "pg-app", secret: SECRET, name: "Restart" }, app.url),
       {
         NOTIFY_SWEEP_INTERVAL_MS: "500",
         NOTIFY_PENDING_AGE_SECONDS: "2",
@@ -142,20 +125,12 @@ describe("Postgres restarted under load", () => {
       }
       assert.ok(gateway.running && worker.running, "no process restarted or died");
 
-      await waitFor(
-        async () => {
-          const [row] = await setup.sql<{ open: number }[]>`
-            select count(*)::int as open from delivery_tasks where sending_status <> 'sent'`;
-          return row!.open === 0;
-        },
-        60_000,
-        "every accepted notification delivered",
-      );
+      await waitUntilAllSent(setup.sql, 60_000, "every accepted notification delivered");
       const tasks = await setup.sql<{ id: string; notificationId: string }[]>`
         select id, notification_id as "notificationId" from delivery_tasks`;
       const notified = new Set(tasks.map((task) => task.notificationId));
       for (const id of accepted) assert.ok(notified.has(id), `accepted notification ${id} has its task`);
-      const keys = app.requests.map((request) => String(request.headers["idempotency-key"]));
+      const keys = idempotencyKeys(app);
       assert.deepEqual(
         [...new Set(keys)].sort(),
         tasks.map((task) => task.id).sort(),

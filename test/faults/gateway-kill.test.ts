@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
+import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
 import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
 import { TcpProxy } from "../support/rabbit.ts";
 import { RecordingServer } from "../support/recording-server.ts";
@@ -14,24 +15,7 @@ describe("the gateway killed between the database commit and the publish of a no
   it("the sweeper publishes the jobs it never sent: every recipient gets the message once, and a retry by id changes nothing", async () => {
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }));
     const setup = await distributedSetup(
-      {
-        applications: [
-          {
-            id: "kill-app",
-            secret: SECRET,
-            name: "Kill",
-            scopes: ["send_app_notification", "notifications"],
-          },
-        ],
-        channels: [
-          {
-            name: "app",
-            plugin: "app",
-            config: { baseUrl: app.url, token: "t" },
-            permittedApplications: ["kill-app"],
-          },
-        ],
-      },
+      appChannelBootstrap({ id: "kill-app", secret: SECRET, name: "Kill" }, app.url),
       {
         NOTIFY_SWEEP_INTERVAL_MS: "500",
         NOTIFY_PENDING_AGE_SECONDS: "2",
@@ -80,20 +64,12 @@ describe("the gateway killed between the database commit and the publish of a no
       assert.equal(await unanswered, "no answer", "the gateway died before answering");
       assert.equal(app.requests.length, 0, "nothing was published before the kill");
 
-      await waitFor(
-        async () => {
-          const [row] = await setup.sql<{ open: number }[]>`
-            select count(*)::int as open from delivery_tasks where sending_status <> 'sent'`;
-          return row!.open === 0;
-        },
-        30_000,
-        "every task sent by way of the sweeper",
-      );
+      await waitUntilAllSent(setup.sql, 30_000, "every task sent by way of the sweeper");
       const tasks = await setup.sql<
         { id: string }[]
       >`select id from delivery_tasks where notification_id = ${id}`;
       assert.equal(tasks.length, RECIPIENTS);
-      const keys = app.requests.map((request) => String(request.headers["idempotency-key"]));
+      const keys = idempotencyKeys(app);
       assert.deepEqual([...keys].sort(), tasks.map((task) => task.id).sort(), "each recipient once");
 
       // The client, never answered, sends again with its id: the same notification, nothing new sent.

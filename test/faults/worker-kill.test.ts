@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
 import { makePdf, sealPng } from "../support/pdf-fixtures.ts";
 import { type DistributedSetup, distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
 import { RecordingServer } from "../support/recording-server.ts";
@@ -37,24 +38,7 @@ describe("a worker killed (SIGKILL) in the middle of its work", () => {
     // The campus app takes a while per message, so the kill lands while messages are in hand.
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 40);
     const setup = await distributedSetup(
-      {
-        applications: [
-          {
-            id: "crash-app",
-            secret: SECRET,
-            name: "Crash",
-            scopes: ["send_app_notification", "notifications"],
-          },
-        ],
-        channels: [
-          {
-            name: "app",
-            plugin: "app",
-            config: { baseUrl: app.url, token: "t" },
-            permittedApplications: ["crash-app"],
-          },
-        ],
-      },
+      appChannelBootstrap({ id: "crash-app", secret: SECRET, name: "Crash" }, app.url),
       {
         NOTIFY_SEND_TIMEOUT_MS: "2000",
         NOTIFY_RETRY_DELAYS_MS: "1000,2000,4000",
@@ -86,16 +70,8 @@ describe("a worker killed (SIGKILL) in the middle of its work", () => {
         await waitFor(() => app.requests.length >= 20, 30_000, "deliveries under way");
         await victim!.kill();
 
-        await waitFor(
-          async () => {
-            const [row] = await setup.sql<{ open: number }[]>`
-              select count(*)::int as open from delivery_tasks where sending_status <> 'sent'`;
-            return row!.open === 0;
-          },
-          60_000,
-          "every task sent",
-        );
-        const keys = new Set(app.requests.map((request) => String(request.headers["idempotency-key"])));
+        await waitUntilAllSent(setup.sql, 60_000, "every task sent");
+        const keys = new Set(idempotencyKeys(app));
         const tasks = await setup.sql<
           { id: string; account: string }[]
         >`select id, account from delivery_tasks`;
