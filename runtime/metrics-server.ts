@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { sameText } from "./directory/secrets.ts";
+import { bearsToken } from "./directory/secrets.ts";
 import type { Logger } from "./logger.ts";
 import { metrics, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
 
@@ -27,9 +27,7 @@ export async function startMetricsServer(
       response.writeHead(200, { "Content-Type": "application/json" }).end('{"status":"ok"}');
       return;
     }
-    const header = request.headers.authorization ?? "";
-    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
-    if (options.token && !(given && sameText(given, options.token))) {
+    if (options.token && !bearsToken(request.headers.authorization, options.token)) {
       response
         .writeHead(401, { "Content-Type": "application/json", "WWW-Authenticate": 'Bearer realm="metrics"' })
         .end('{"error":"the metrics API needs its operator token"}');

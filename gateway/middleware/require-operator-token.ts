@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { sameText } from "../../runtime/directory/secrets.ts";
+import { bearsToken } from "../../runtime/directory/secrets.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
 
 /**
@@ -9,9 +9,7 @@ import type { GatewayEnv } from "../gateway-env.ts";
  */
 export function requireOperatorToken(token: string, realm: string): MiddlewareHandler<GatewayEnv> {
   return async function requireOperatorToken(c, next) {
-    const header = c.req.header("authorization") ?? "";
-    const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
-    if (!given || !sameText(given, token)) {
+    if (!bearsToken(c.req.header("authorization"), token)) {
       throw new PlatformError(ErrorCode.Unauthenticated, `the ${realm} API needs its operator token`, {
         challenge: `Bearer realm="${realm}"`,
       });

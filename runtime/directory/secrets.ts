@@ -63,3 +63,10 @@ export function sameText(a: string, b: string): boolean {
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
 }
+
+/** Whether an `Authorization` header is `Bearer <token>` for this operator token, compared in constant time. */
+export function bearsToken(authorization: string | undefined, token: string): boolean {
+  const header = authorization ?? "";
+  const given = header.toLowerCase().startsWith("bearer ") ? header.slice(7).trim() : "";
+  return given !== "" && sameText(given, token);
+}
