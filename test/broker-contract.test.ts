@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, it } from "node:test";
 import { connect as amqpConnect } from "amqplib";
 import type { Broker, DeliveryContext, HandlerOutcome, QueueDefinition } from "../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
@@ -8,26 +7,29 @@ import { EmbeddedBroker } from "../runtime/broker/embedded-broker.ts";
 import { RabbitMqBroker } from "../runtime/broker/rabbitmq-broker.ts";
 import { declarationsFor } from "../runtime/broker/topology.ts";
 import { closeRabbitConnection, TcpProxy } from "./support/rabbit.ts";
-import { realServices } from "./support/services.ts";
+import { realServices, realServicesSkip } from "./support/services.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 import { silentLogger, waitFor, waitForDeadLetters } from "./support/wait.ts";
 
 const services = await realServices();
 
 interface Subject {
   name: string;
+  skip: false | string;
   start(connectionName: string): Promise<Broker>;
   url?: string;
 }
 
-const subjects: Subject[] = [{ name: "embedded", start: async () => new EmbeddedBroker(silentLogger) }];
-if (services) {
-  subjects.push({
+const subjects: Subject[] = [
+  { name: "embedded", skip: false, start: async () => new EmbeddedBroker(silentLogger) },
+  {
     name: "rabbitmq",
-    url: services.amqpUrl,
+    skip: await realServicesSkip(),
+    url: services?.amqpUrl,
     start: (connectionName) =>
-      RabbitMqBroker.start({ url: services.amqpUrl, connectionName, confirmTimeoutMs: 3000 }, silentLogger),
-  });
-}
+      RabbitMqBroker.start({ url: services!.amqpUrl, connectionName, confirmTimeoutMs: 3000 }, silentLogger),
+  },
+];
 
 const runId = randomUUID().slice(0, 8);
 let queueCounter = 0;
@@ -52,7 +54,7 @@ function recorder(
 }
 
 for (const subject of subjects) {
-  describe(`broker contract: ${subject.name}`, () => {
+  describe(`broker contract: ${subject.name}`, { skip: subject.skip }, () => {
     let broker: Broker;
 
     before(async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
 import { AuthorizationPages } from "./support/authorization-pages.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 import { issueToken } from "./support/tokens.ts";
 
 const A_SECRET = "directory-a-secret-0123456789abcdefghijkl";
@@ -76,7 +76,7 @@ async function userToken(url: string): Promise<string> {
 }
 
 for (const mode of await testModes()) {
-  describe(`directory API (${mode.name})`, () => {
+  describe(`directory API (${mode.name})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
     let tokenA: string;

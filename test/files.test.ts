@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { after, before, describe, it } from "node:test";
 import sharp from "sharp";
 import type { FileEntity } from "../contracts/files.ts";
 import { sealPng } from "./support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { startS3Server } from "./support/s3-server.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 import { issueToken } from "./support/tokens.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -33,7 +33,7 @@ const variants = (await testModes()).flatMap((mode) =>
 );
 
 for (const { mode, s3 } of variants) {
-  describe(`file service (${mode.name}${s3 ? ", S3-compatible storage" : ""})`, () => {
+  describe(`file service (${mode.name}${s3 ? ", S3-compatible storage" : ""})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
     let stopS3 = async () => {};

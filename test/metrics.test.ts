@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
 import { startWorker } from "../bin/processes.ts";
 import { loadConfig } from "../runtime/config.ts";
 import { metricSamples } from "./support/metric-samples.ts";
@@ -11,6 +10,7 @@ import {
   withBootstrap,
 } from "./support/platform.ts";
 import { RecordingServer } from "./support/recording-server.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 import { issueToken } from "./support/tokens.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -30,7 +30,7 @@ function grew(before: Map<string, number>, after: Map<string, number>, series: s
 }
 
 for (const mode of await testModes()) {
-  describe(`/metrics (${mode.name})`, () => {
+  describe(`/metrics (${mode.name})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let app: RecordingServer;
     let env: Record<string, string>;

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { createHmac, randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { after, before, describe, it } from "node:test";
 import { SMTPServer } from "smtp-server";
 import { CampusAppStandIn } from "./support/campus-app-stand-in.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { RecordingServer } from "./support/recording-server.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 import { TwilioStandIn } from "./support/twilio-stand-in.ts";
 import { waitFor } from "./support/wait.ts";
 
@@ -66,7 +66,7 @@ function basic(id: string, secret: string): string {
 }
 
 for (const mode of await testModes()) {
-  describe(`notifications by e-mail (${mode.name})`, () => {
+  describe(`notifications by e-mail (${mode.name})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;

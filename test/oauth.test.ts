@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { after, before, describe, it } from "node:test";
 import { Hono } from "hono";
 import { importJWK, type JWK, SignJWT } from "jose";
 import type postgres from "postgres";
@@ -11,6 +10,7 @@ import { surface } from "../gateway/middleware/surface.ts";
 import { AccessTokens } from "../gateway/oauth/access-tokens.ts";
 import { AuthorizationPages } from "./support/authorization-pages.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 
 const SIGN_SECRET = "sign-app-secret-0123456789abcdefghijklmnop";
 const WEB_SECRET = "web-app-secret-0123456789abcdefghijklmnopq";
@@ -106,7 +106,7 @@ function pkcePair() {
 }
 
 for (const mode of await testModes()) {
-  describe(`OAuth2 authorization server (${mode.name})`, () => {
+  describe(`OAuth2 authorization server (${mode.name})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
 

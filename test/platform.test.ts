@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
 import { validate } from "@readme/openapi-parser";
 import postgres from "postgres";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "./support/platform.ts";
 import { TcpProxy } from "./support/rabbit.ts";
 import { realServices } from "./support/services.ts";
+import { after, before, describe, it } from "./support/skippable-suites.ts";
 import { waitFor } from "./support/wait.ts";
 
 const BODY_LIMIT = 4096;
 
 for (const mode of await testModes()) {
-  describe(`platform (${mode.name})`, () => {
+  describe(`platform (${mode.name})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let cleanup: () => Promise<void>;
     let env: Record<string, string>;

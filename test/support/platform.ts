@@ -5,11 +5,13 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { type RunningProcess, startAllInOne } from "../../bin/processes.ts";
 import { loadConfig } from "../../runtime/config.ts";
-import { realServices } from "./services.ts";
+import { realServices, realServicesSkip } from "./services.ts";
 
 /** A way of running the platform: everything embedded, or on the real Postgres and RabbitMQ. */
 export interface TestMode {
   name: "embedded" | "distributed";
+  /** Why this mode's tests are skipped on this machine, or `false`: pass it as `describe`'s `skip`. */
+  skip: false | string;
   /** Environment for a fresh platform of this mode: its own data directory or database. */
   prepare(): Promise<{ env: Record<string, string>; cleanup(): Promise<void> }>;
 }
@@ -37,22 +39,27 @@ export async function freshDatabase(serverUrl: string): Promise<{ url: string; d
   };
 }
 
-/** The modes this machine can run: embedded always, distributed when the real services are there. */
+/**
+ * Both modes, always: the distributed one carries a skip reason when the real services cannot be
+ * reached, so its tests are still listed (and counted as skipped) rather than left out.
+ */
 export async function testModes(): Promise<TestMode[]> {
-  const modes: TestMode[] = [
+  const skip = await realServicesSkip();
+  return [
     {
       name: "embedded",
+      skip: false,
       async prepare() {
         const dir = await tempDir();
         return { env: { DATA_DIR: dir.path }, cleanup: dir.remove };
       },
     },
-  ];
-  const services = await realServices();
-  if (services) {
-    modes.push({
+    {
       name: "distributed",
+      skip,
       async prepare() {
+        const services = await realServices();
+        if (!services) throw new Error(`the distributed mode needs the real services: ${skip}`);
         const db = await freshDatabase(services.databaseUrl);
         const dir = await tempDir();
         return {
@@ -63,9 +70,8 @@ export async function testModes(): Promise<TestMode[]> {
           },
         };
       },
-    });
-  }
-  return modes;
+    },
+  ];
 }
 
 /** The environment with a bootstrap file holding `bootstrap`, written into its data directory. */

@@ -25,6 +25,7 @@ function reachable(url: string): Promise<boolean> {
 }
 
 let cached: Promise<RealServices | undefined> | undefined;
+let unreachable = "";
 
 /**
  * The real Postgres and RabbitMQ, from DATABASE_URL and AMQP_URL or their local defaults. Undefined
@@ -37,9 +38,15 @@ export function realServices(): Promise<RealServices | undefined> {
     const [db, mq] = await Promise.all([reachable(databaseUrl), reachable(amqpUrl)]);
     if (db && mq) return { databaseUrl, amqpUrl };
     const missing = [!db && `Postgres at ${databaseUrl}`, !mq && `RabbitMQ at ${amqpUrl}`].filter(Boolean);
+    unreachable = `${missing.join(" and ")} unreachable`;
     if (process.env.CI === "true")
       throw new Error(`CI needs the real services: ${missing.join(", ")} unreachable`);
     return undefined;
   })();
   return cached;
+}
+
+/** Why the distributed tests are skipped (`false` when the real services answer), for `{ skip }`. */
+export async function realServicesSkip(): Promise<false | string> {
+  return (await realServices()) ? false : unreachable;
 }
