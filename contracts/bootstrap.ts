@@ -1,5 +1,24 @@
 import { z } from "zod";
+import { deployableDefinitionSchema } from "./deployable-definition.ts";
 import { bootstrapFeedSchema } from "./feed.ts";
+
+/**
+ * The supervision reminder of spec 001 4.9: the channel it goes out on (a channel of the
+ * `channels` section) and its text, in which `{process}`, `{step}` and `{entry}` are replaced by
+ * the process's name, the step's name and the serial number. `title` (default `{process}: {step}`)
+ * is the e-mail subject and the campus-app title. The limits keep a reminder within every
+ * channel's rules.
+ */
+export const workflowReminderSchema = z
+  .object({
+    channel: z
+      .string()
+      .regex(/^[a-z][a-z0-9_.-]{0,63}$/, "a channel's name")
+      .refine((name) => name !== "msgapp_template", "msgapp_template sends templates, not a reminder's text"),
+    title: z.string().min(1).max(99).optional(),
+    text: z.string().min(1).max(1000),
+  })
+  .strict();
 
 /** A tenant (an enterprise of spec 001), identified by its unique domain. */
 export const bootstrapTenantSchema = z
@@ -14,6 +33,8 @@ export const bootstrapTenantSchema = z
     logo: z.url().max(2048).optional(),
     banner: z.url().max(2048).optional(),
     copyright: z.string().max(500).optional(),
+    /** The tenant's workflow settings; without `reminder`, 4.9 is refused with REMINDER_NOT_CONFIGURED. */
+    workflow: z.object({ reminder: workflowReminderSchema.optional() }).strict().optional(),
   })
   .strict();
 
@@ -23,8 +44,16 @@ const domain = bootstrapTenantSchema.shape.domain;
 export const bootstrapApplicationSchema = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9._-]{3,64}$/, "3 to 64 letters, digits, dots, hyphens or underscores"),
-    /** Omitted: a public client (authorization code with PKCE only). At least 32 characters. */
+    /**
+     * At least 32 characters. Omitted (with no `secretEnv`): a new application is a public client
+     * (authorization code with PKCE only); an existing one keeps the secret it has.
+     */
     secret: z.string().min(32).max(256).optional(),
+    /** The environment variable holding the secret, so the file can live in version control. */
+    secretEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "an environment variable's name")
+      .optional(),
     name: z.string().min(1).max(200),
     type: z.enum(["global", "enterprise", "workflow"]).default("global"),
     /** Domain of the tenant an enterprise or workflow application belongs to. */
@@ -35,6 +64,10 @@ export const bootstrapApplicationSchema = z
     implicitAllowed: z.boolean().default(false),
   })
   .strict()
+  .refine((app) => app.secret === undefined || app.secretEnv === undefined, {
+    message: "give the secret or the variable holding it, not both",
+    path: ["secretEnv"],
+  })
   .refine((app) => (app.type === "global") === (app.tenant === undefined), {
     message: "enterprise and workflow applications name their tenant; global ones do not",
     path: ["tenant"],
@@ -52,7 +85,7 @@ export const bootstrapUserSchema = z
     name: z.string().min(1).max(200),
     email: z.email().max(320).optional(),
     phone: z.string().min(3).max(32).optional(),
-    /** Omitted: the account cannot log in with a password. */
+    /** Omitted: a new account cannot log in with a password; an existing one keeps the one it has. */
     password: z.string().min(8).max(1024).optional(),
     mailEnabled: z.boolean().default(false),
   })
@@ -103,9 +136,55 @@ export const bootstrapChannelSchema = z
   })
   .strict();
 
+/** A version of a workflow app: its definition, and whether it is online for formal or test starts. */
+export const bootstrapWorkflowVersionSchema = z
+  .object({
+    name: z.string().max(200).optional(),
+    /** Online for formal data (`/apis/v2`). */
+    online: z.boolean().default(false),
+    /** Online for test data (`/apis/v2d`). */
+    beta: z.boolean().default(false),
+    definition: deployableDefinitionSchema,
+  })
+  .strict();
+
+/** A workflow app of a tenant (spec 001's app of type Workflow) and its versions, oldest first. */
+export const bootstrapWorkflowSchema = z
+  .object({
+    tenant: domain,
+    code: z
+      .string()
+      .regex(
+        /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
+        "a letter, then letters, digits, dots, hyphens or underscores",
+      ),
+    name: z.string().min(1).max(200),
+    abbreviation: z.string().max(100).optional(),
+    description: z.string().max(2000).optional(),
+    /** Comma separated; the first is the main category. */
+    tags: z.string().max(500).optional(),
+    icon: z.url().max(2048).optional(),
+    palette: z
+      .string()
+      .regex(/^#[0-9A-Fa-f]{6}$/, "# and six hex digits")
+      .optional(),
+    department: z.string().max(200).optional(),
+    contact: z.string().max(200).optional(),
+    recommendation: z.number().int().min(0).max(1_000_000).optional(),
+    visible: z.boolean().optional(),
+    ready: z.boolean().optional(),
+    /** Accounts of the tenant administering the app (4.3, 4.4, 4.12); given, it replaces the file's earlier list. */
+    administrators: z.array(z.string().min(1).max(100)).max(1000).optional(),
+    /** Accounts of the tenant that may view the app's processes (4.3, 4.4); given, it replaces the file's earlier list. */
+    guests: z.array(z.string().min(1).max(100)).max(1000).optional(),
+    versions: z.array(bootstrapWorkflowVersionSchema).min(1).max(50),
+  })
+  .strict();
+
 /**
- * The declarative bootstrap file named by BOOTSTRAP_FILE, applied idempotently at start: what it
- * lists is created or brought up to date; what it does not list is left alone.
+ * The declarative bootstrap file named by BOOTSTRAP_FILE, applied at start: what it lists is
+ * created, or brought up to date when its entry changed since the file was last applied; what it
+ * does not list is left alone.
  */
 export const bootstrapSchema = z
   .object({
@@ -116,12 +195,15 @@ export const bootstrapSchema = z
     channels: z.array(bootstrapChannelSchema).max(100).default([]),
     seals: z.array(bootstrapSealSchema).max(10_000).default([]),
     feeds: z.array(bootstrapFeedSchema).max(10_000).default([]),
+    workflows: z.array(bootstrapWorkflowSchema).max(1000).default([]),
   })
   .strict();
 
 export type Bootstrap = z.infer<typeof bootstrapSchema>;
 export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
+export type WorkflowReminder = z.infer<typeof workflowReminderSchema>;
 export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
 export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;
 export type BootstrapSeal = z.infer<typeof bootstrapSealSchema>;
 export type BootstrapChannel = z.infer<typeof bootstrapChannelSchema>;
+export type BootstrapWorkflow = z.infer<typeof bootstrapWorkflowSchema>;

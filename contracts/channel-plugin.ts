@@ -31,9 +31,10 @@ export interface SendResult {
 }
 
 /**
- * A failed delivery. `retryable` says whether a later attempt may help (a timeout, a 5xx); a
- * refusal for this recipient (`recipientRefused`, e.g. the campus app not installed) lets the
- * `app_sms` channel fall back to SMS.
+ * A failed delivery. `retryable` says whether a later attempt may help (a timeout, a 5xx, a 429);
+ * `recipientRefused` says the upstream refused this recipient (no account, say), which is never
+ * retried. The worker retries while attempts remain; the app leg of an `app_sms` task that fails
+ * for good, or runs out of attempts, sends the SMS.
  */
 export class ChannelError extends Error {
   readonly retryable: boolean;

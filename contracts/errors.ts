@@ -37,9 +37,13 @@ export interface PlatformErrorOptions {
   challenge?: string;
   /** RFC 6749 error code, for errors of the OAuth2 endpoints. */
   oauthError?: string;
+  /** `Retry-After` of a refusal that lasts a while, in seconds. */
+  retryAfterSeconds?: number;
   cause?: unknown;
   /** The message's text in every language, for surfaces that answer in the caller's. */
   localized?: { key: MessageKey; params: MessageParams };
+  /** A finer `errno` and `ecode` than the code's, for failures a surface tells apart (the workflow's). */
+  reason?: { errno: number; ecode: string };
 }
 
 export class PlatformError extends Error {
@@ -47,7 +51,9 @@ export class PlatformError extends Error {
   readonly field: string | undefined;
   readonly challenge: string | undefined;
   readonly oauthError: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
   readonly localized: PlatformErrorOptions["localized"];
+  readonly reason: PlatformErrorOptions["reason"];
 
   constructor(code: ErrorCode, message: string, options: PlatformErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -56,7 +62,9 @@ export class PlatformError extends Error {
     this.field = options.field;
     this.challenge = options.challenge;
     this.oauthError = options.oauthError;
+    this.retryAfterSeconds = options.retryAfterSeconds;
     this.localized = options.localized;
+    this.reason = options.reason;
   }
 }
 

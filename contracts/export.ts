@@ -70,19 +70,21 @@ export const exportJobSchema = z
 export type ExportJob = z.infer<typeof exportJobSchema>;
 
 /** One stored output of an export: the document, or one page's image. */
-export interface ExportOutput {
-  key: string;
-  bytes: number;
-  sha1: string;
-  sha256: string;
+export const exportOutputSchema = z.object({
+  key: z.string(),
+  bytes: z.number().int(),
+  sha1: z.string(),
+  sha256: z.string(),
   /** Images: the 0-based page shown. */
-  page?: number;
-}
+  page: z.number().int().optional(),
+});
 
-export interface ExportResult {
-  mime: string;
-  outputs: ExportOutput[];
-}
+export type ExportOutput = z.infer<typeof exportOutputSchema>;
+
+/** What an `export` worker answers: the outputs' type and where each is stored. */
+export const exportResultSchema = z.object({ mime: z.string(), outputs: z.array(exportOutputSchema) });
+
+export type ExportResult = z.infer<typeof exportResultSchema>;
 
 export const EXPORT_MIME: Record<ExportFormat, string> = {
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",

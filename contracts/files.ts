@@ -36,14 +36,25 @@ export const thumbSizesSchema = z
     return names;
   });
 
+/** 9999-12-31 23:59:59 UTC: a later time is taken for milliseconds, which spec 001 never sends. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
+
 /** Spec 001's meta: the flags the service acts on, and any other keys the owner keeps there. */
 export const fileMetaSchema = z
   .object({
     secure: z.boolean().optional(),
-    /** A file-service download token; stored hashed, never shown again. `null` removes it. */
-    token: z.string().min(16, "at least 16 characters").max(256).nullable().optional(),
+    /**
+     * A file-service download token; stored hashed, never shown again. `null` removes it. Any
+     * non-empty token, as clients choose their own: the gateway locks out an address that guesses.
+     */
+    token: z.string().min(1, "a token of at least 1 character").max(256).nullable().optional(),
     /** Unix time (seconds) after which the token no longer works. */
-    tokenExpire: z.number().int().nullable().optional(),
+    tokenExpire: z
+      .number()
+      .int()
+      .max(MAX_UNIX_SECONDS, "Unix seconds: this is past the year 9999 (milliseconds, perhaps)")
+      .nullable()
+      .optional(),
     tokenDisposable: z.boolean().optional(),
     thumbsizes: thumbSizesSchema.optional(),
   })

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { QueueDefinition } from "./broker.ts";
-import { exportJobSchema } from "./export.ts";
+import { BUILT_IN_CHANNEL_TABLE, isBuiltInChannel } from "./channels.ts";
+import { exportJobSchema, exportResultSchema } from "./export.ts";
 import { FEED_SYNC_QUEUE, feedSyncJobSchema } from "./feed.ts";
 import { thumbsJobSchema } from "./files.ts";
-import { signJobSchema } from "./signature.ts";
+import { signJobSchema, signResultSchema } from "./signature.ts";
 
 /** A kind of job: the queue it travels on, its payload schema, and how it is retried and timed out. */
 export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
@@ -18,6 +19,8 @@ export interface JobDefinition<Payload extends z.ZodType = z.ZodType> {
   concurrency: number;
   /** A family of queues `<queue>.<member>`, one per member (an external channel, say), all alike. */
   family?: boolean;
+  /** Request/reply jobs only: the worker's answer, which the caller waits for and reads typed. */
+  result?: z.ZodType;
 }
 
 export type JobCatalogue = Record<string, JobDefinition>;
@@ -32,26 +35,42 @@ export const DELIVERY_BATCH = 100;
 /** A delivery job names the task rows it delivers, all on one channel; the rest is read from Postgres. */
 export const deliveryJobSchema = z.object({ taskIds: z.array(z.uuid()).min(1).max(DELIVERY_BATCH) });
 
+/** The job kinds that deliver notification tasks, one per built-in channel and one for external ones. */
+export type DeliveryJobName =
+  | "notifyEmail"
+  | "notifySms"
+  | "notifyApp"
+  | "notifyMsgappTemplate"
+  | "notifyExternal";
+
+/** A delivery job as its producer enqueues it; `member` names the external channel of a `notifyExternal` job. */
 export interface DeliveryJob {
-  queue: string;
-  message: z.infer<typeof deliveryJobSchema>;
+  name: DeliveryJobName;
+  member?: string;
+  payload: z.infer<typeof deliveryJobSchema>;
   messageId: string;
 }
 
-/** The jobs that deliver these tasks: one per channel queue and per `DELIVERY_BATCH` tasks. */
+/** The job kind delivering on a channel: a built-in channel's own, else `notifyExternal` for that channel. */
+export function deliveryJobOf(channel: string): { name: DeliveryJobName; member?: string } {
+  const builtIn = isBuiltInChannel(channel) ? BUILT_IN_CHANNEL_TABLE[channel].job : null;
+  return builtIn ? { name: builtIn } : { name: "notifyExternal", member: channel };
+}
+
+/** The jobs that deliver these tasks: one per channel and per `DELIVERY_BATCH` tasks. */
 export function deliveryJobs(tasks: readonly { id: string; channel: string }[]): DeliveryJob[] {
-  const byQueue = new Map<string, string[]>();
+  const byChannel = new Map<string, string[]>();
   for (const task of tasks) {
-    const queue = deliveryQueue(task.channel);
-    const ids = byQueue.get(queue);
+    const ids = byChannel.get(task.channel);
     if (ids) ids.push(task.id);
-    else byQueue.set(queue, [task.id]);
+    else byChannel.set(task.channel, [task.id]);
   }
   const jobs: DeliveryJob[] = [];
-  for (const [queue, ids] of byQueue) {
+  for (const [channel, ids] of byChannel) {
+    const kind = deliveryJobOf(channel);
     for (let start = 0; start < ids.length; start += DELIVERY_BATCH) {
       const taskIds = ids.slice(start, start + DELIVERY_BATCH);
-      jobs.push({ queue, message: { taskIds }, messageId: taskIds[0]! });
+      jobs.push({ ...kind, payload: { taskIds }, messageId: taskIds[0]! });
     }
   }
   return jobs;
@@ -64,16 +83,10 @@ const DELIVERY = {
   concurrency: 16,
 } as const;
 
-const BUILT_IN_DELIVERY_CHANNELS = new Set(["email", "sms", "app", "msgapp_template"]);
-
-/** The queue of a channel's deliveries: `notify.<channel>`, or `notify.ext.<name>` for an external channel. */
-export function deliveryQueue(channel: string): string {
-  return BUILT_IN_DELIVERY_CHANNELS.has(channel) ? `notify.${channel}` : `notify.ext.${channel}`;
-}
-
 /**
- * Every job kind of the platform, by name. Capabilities add their kinds here; the handler map in
- * workers/ is typed from this object, so a kind without a handler does not compile.
+ * Every job kind of the platform, by name. Capabilities add their kinds here; producers enqueue and
+ * call them through the typed job client, and the handler map in workers/ is typed from this
+ * object, so a kind without a handler does not compile.
  */
 export const jobCatalogue = {
   notifyEmail: { queue: "notify.email", description: "deliver a notification task by e-mail", ...DELIVERY },
@@ -98,6 +111,7 @@ export const jobCatalogue = {
     queue: "sign",
     description: "seal (and sign) an uploaded PDF; the gateway waits for the answer",
     payload: signJobSchema,
+    result: signResultSchema,
     // A caller is waiting with a deadline: an attempt that fails is reported, not retried later.
     retryDelaysMs: [],
     timeoutMs: 60_000,
@@ -108,6 +122,7 @@ export const jobCatalogue = {
     queue: "export",
     description: "render a document from a template; the gateway waits for the answer",
     payload: exportJobSchema,
+    result: exportResultSchema,
     // A caller is waiting with a deadline: an attempt that fails is reported, not retried later.
     retryDelaysMs: [],
     timeoutMs: 60_000,
@@ -133,6 +148,26 @@ export const jobCatalogue = {
 } satisfies JobCatalogue;
 
 export type JobName = keyof typeof jobCatalogue;
+
+type Catalogued = typeof jobCatalogue;
+
+/** What a producer hands over for a job of this kind (before the consumer's parse fills defaults). */
+export type JobPayload<Name extends JobName> = z.input<Catalogued[Name]["payload"]>;
+
+/** What a handler of this kind receives: the parsed payload. */
+export type ParsedJobPayload<Name extends JobName> = z.output<Catalogued[Name]["payload"]>;
+
+/** The kinds whose producer waits for the worker's answer. */
+export type RequestJobName = {
+  [Name in JobName]: Catalogued[Name] extends { result: z.ZodType } ? Name : never;
+}[JobName];
+
+/** The answer of a request/reply kind; `undefined` for a kind nobody waits for. */
+export type JobResult<Name extends JobName> = Catalogued[Name] extends {
+  result: infer Result extends z.ZodType;
+}
+  ? z.output<Result>
+  : undefined;
 
 /** Every job kind, for processes that declare or consume them all. */
 export const ALL_JOBS: readonly JobDefinition[] = Object.values(jobCatalogue as JobCatalogue);

@@ -7,6 +7,10 @@ export const MESSAGES = {
   missingScope: { en: "the token lacks the scope {scopes}", zh: "令牌缺少权限范围 {scopes}" },
   needsUserToken: { en: "this operation needs a user token", zh: "此操作需要用户令牌" },
   needsSysToken: { en: "this operation needs a sys token", zh: "此操作需要系统令牌" },
+  passwordGrantRefused: {
+    en: "the workflow API does not take tokens of the password grant",
+    zh: "工作流接口不接受密码模式获取的令牌",
+  },
   noRoute: { en: "no route for {method} {path}", zh: "没有 {method} {path} 这个接口" },
   internal: { en: "internal error", zh: "内部错误" },
   tenantNeeded: {

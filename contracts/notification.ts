@@ -1,9 +1,5 @@
 import { z } from "zod";
 
-/** Spec 000's built-in channels; any other name is an external channel configured by the operators. */
-export const BUILT_IN_CHANNELS = ["email", "sms", "app", "app_sms", "msgapp_template"] as const;
-export type BuiltInChannel = (typeof BUILT_IN_CHANNELS)[number];
-
 export const RECIPIENTS_PER_LIST = 100;
 export const NAME_LIMIT = 500;
 export const SMS_TEXT_LIMIT = 2048;

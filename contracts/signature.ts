@@ -44,11 +44,14 @@ export const signJobSchema = z.object({
 
 export type SignJob = z.infer<typeof signJobSchema>;
 
-export interface SignResult {
-  outputKey: string;
+/** What a `sign` worker answers: where the sealed file is, and what it holds. */
+export const signResultSchema = z.object({
+  outputKey: z.string(),
   /** Size of the sealed file, in bytes. */
-  bytes: number;
-  pages: number;
-  seals: number;
-  qrCodes: number;
-}
+  bytes: z.number().int(),
+  pages: z.number().int(),
+  seals: z.number().int(),
+  qrCodes: z.number().int(),
+});
+
+export type SignResult = z.infer<typeof signResultSchema>;

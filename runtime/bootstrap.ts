@@ -1,16 +1,21 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
 import { ConfigError } from "./config.ts";
-import type { Sql } from "./database.ts";
-import { upsertApplication } from "./directory/applications.ts";
-import { upsertFeed } from "./directory/feeds.ts";
-import { upsertSeal } from "./directory/seals.ts";
-import { tenantByDomain, upsertTenant } from "./directory/tenants.ts";
-import { upsertUser } from "./directory/users.ts";
+import type { Queryable, Sql } from "./database.ts";
 import type { Logger } from "./logger.ts";
-
-const BOOTSTRAP_LOCK = 7_301_002;
+import { upsertApplication } from "./store/applications.ts";
+import {
+  appliedDigests,
+  type BootstrapEntryDigest,
+  lockBootstrapEntries,
+  recordAppliedDigests,
+} from "./store/bootstrap-entries.ts";
+import { upsertFeed } from "./store/feeds.ts";
+import { upsertSeal } from "./store/seals.ts";
+import { tenantByDomain, upsertTenant } from "./store/tenants.ts";
+import { upsertUser } from "./store/users.ts";
 
 /** Reads and validates the bootstrap file; a wrong file throws one line naming the field. */
 export async function readBootstrapFile(path: string): Promise<Bootstrap> {
@@ -32,7 +37,7 @@ export async function readBootstrapFile(path: string): Promise<Bootstrap> {
     const at = issue.path.length > 0 ? issue.path.join(".") : "(top level)";
     throw new ConfigError(`BOOTSTRAP_FILE ${path}: ${at}: ${issue.message}`);
   }
-  const bootstrap = parsed.data;
+  const bootstrap = resolveSecretVariables(parsed.data, `BOOTSTRAP_FILE ${path}`);
   for (const seal of bootstrap.seals) {
     if (seal.image.startsWith("data:")) continue;
     // A seal image named by path is read now, relative to the bootstrap file.
@@ -47,28 +52,120 @@ export async function readBootstrapFile(path: string): Promise<Bootstrap> {
   return bootstrap;
 }
 
-/** Creates or updates what the bootstrap file lists, in one transaction; running it again changes nothing. */
-export async function applyBootstrap(sql: Sql, bootstrap: Bootstrap, log: Logger): Promise<void> {
-  await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
-    for (const tenant of bootstrap.tenants) await upsertTenant(tx, tenant);
-    for (const application of bootstrap.applications) await upsertApplication(tx, application);
-    for (const user of bootstrap.users) await upsertUser(tx, user);
-    for (const seal of bootstrap.seals) {
-      const tenant = seal.tenant ? await tenantByDomain(tx, seal.tenant) : undefined;
-      if (seal.tenant && !tenant) throw new ConfigError(`seal ${seal.code}: no tenant ${seal.tenant}`);
-      await upsertSeal(tx, seal, tenant?.id ?? null);
+/**
+ * Reads each application's `secretEnv` from the environment into its `secret`; a variable that is
+ * unset, or holds too short a secret, is an error naming the application and the variable.
+ */
+export function resolveSecretVariables(
+  bootstrap: Bootstrap,
+  source: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Bootstrap {
+  for (const application of bootstrap.applications) {
+    if (!application.secretEnv) continue;
+    const secret = env[application.secretEnv];
+    const problem = !secret ? "is not set" : secret.length < 32 ? "holds fewer than 32 characters" : "";
+    if (problem) {
+      throw new ConfigError(
+        `${source}: application ${application.id}: the variable ${application.secretEnv} ${problem}`,
+      );
     }
-    for (const feed of bootstrap.feeds) await upsertFeed(tx, feed);
+    application.secret = secret;
+  }
+  return bootstrap;
+}
+
+/**
+ * Which entries an application of the file touches: `all` (an operator's explicit apply, through
+ * the CLI or the admin API), or only those `changed` since the file was last applied (at start, so
+ * a restart does not undo what operators did since through the admin API or the CLI).
+ */
+export type BootstrapScope = "all" | "changed";
+
+/** One entry of the file: what it is, how it is found again, and how it is written. */
+export interface BootstrapEntry {
+  kind: string;
+  key: string;
+  value: unknown;
+  apply(tx: Queryable): Promise<unknown>;
+}
+
+function entriesOf(bootstrap: Bootstrap): BootstrapEntry[] {
+  return [
+    ...bootstrap.tenants.map((tenant) => ({
+      kind: "tenant",
+      key: tenant.domain,
+      value: tenant,
+      apply: (tx: Queryable) => upsertTenant(tx, tenant),
+    })),
+    ...bootstrap.applications.map((application) => ({
+      kind: "application",
+      key: application.id,
+      value: application,
+      apply: (tx: Queryable) => upsertApplication(tx, application),
+    })),
+    ...bootstrap.users.map((user) => ({
+      kind: "user",
+      key: `${user.tenant}/${user.account}`,
+      value: user,
+      apply: (tx: Queryable) => upsertUser(tx, user),
+    })),
+    ...bootstrap.seals.map((seal) => ({
+      kind: "seal",
+      key: `${seal.tenant ?? ""}/${seal.code}`,
+      value: seal,
+      async apply(tx: Queryable) {
+        const tenant = seal.tenant ? await tenantByDomain(tx, seal.tenant) : undefined;
+        if (seal.tenant && !tenant) throw new ConfigError(`seal ${seal.code}: no tenant ${seal.tenant}`);
+        await upsertSeal(tx, seal, tenant?.id ?? null);
+      },
+    })),
+    ...bootstrap.feeds.map((feed) => ({
+      kind: "feed",
+      key: feed.tenant,
+      value: feed,
+      apply: (tx: Queryable) => upsertFeed(tx, feed),
+    })),
+  ];
+}
+
+/** A digest of what the file says of an entry, secrets included, so a changed secret counts. */
+function digestOf(entry: BootstrapEntry): string {
+  return createHash("sha256")
+    .update(`${entry.kind}\n${JSON.stringify(entry.value)}`)
+    .digest("hex");
+}
+
+/**
+ * Creates or updates what the bootstrap file lists, in one transaction, and records what each entry
+ * said; with `changed`, entries the file says the same about as when last applied are left alone.
+ */
+export async function applyBootstrap(
+  sql: Sql,
+  bootstrap: Bootstrap,
+  log: Logger,
+  scope: BootstrapScope,
+  /** Entries of sections whose statements live outside the runtime (the workflow apps). */
+  moreEntries: (bootstrap: Bootstrap) => BootstrapEntry[] = () => [],
+): Promise<void> {
+  const entries = [...entriesOf(bootstrap), ...moreEntries(bootstrap)];
+  let applied = 0;
+  await sql.begin(async (tx) => {
+    await lockBootstrapEntries(tx);
+    const known =
+      scope === "changed" ? await appliedDigests(tx, [...new Set(entries.map((e) => e.kind))]) : undefined;
+    const written: BootstrapEntryDigest[] = [];
+    for (const entry of entries) {
+      const digest = digestOf(entry);
+      if (known?.get(`${entry.kind} ${entry.key}`) === digest) continue;
+      await entry.apply(tx);
+      written.push({ kind: entry.kind, key: entry.key, digest });
+    }
+    await recordAppliedDigests(tx, written);
+    applied = written.length;
   });
   log.info(
-    {
-      tenants: bootstrap.tenants.length,
-      applications: bootstrap.applications.length,
-      users: bootstrap.users.length,
-      seals: bootstrap.seals.length,
-      feeds: bootstrap.feeds.length,
-    },
+    { entries: entries.length, applied, unchanged: entries.length - applied, scope },
     "bootstrap file applied",
   );
 }

@@ -1,28 +1,8 @@
 import { resolve } from "node:path";
 import { z } from "zod";
-import type { S3Options } from "./storage/file-storage.ts";
+import { boolean, hostList, integer, milliseconds, timeZone, url } from "./config-values.ts";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-
-function integer(min: number, max: number, note = "") {
-  const expected = `an integer from ${min} to ${max}${note}`;
-  return z
-    .string()
-    .regex(/^\d+$/, expected)
-    .transform(Number)
-    .pipe(z.number().min(min, expected).max(max, expected));
-}
-
-function url(protocols: readonly string[]) {
-  const expected = `a URL starting with ${protocols.map((p) => `${p}://`).join(" or ")}`;
-  return z.string().refine((value) => {
-    try {
-      return protocols.includes(new URL(value).protocol.replace(/:$/, ""));
-    } catch {
-      return false;
-    }
-  }, expected);
-}
 
 /** Variables whose values are credentials: a configuration error names them without their value. */
 const SECRET_VARIABLES = new Set([
@@ -32,101 +12,148 @@ const SECRET_VARIABLES = new Set([
   "FILES_S3_SECRET_ACCESS_KEY",
 ]);
 
-/** Every environment variable the platform reads, with its default. Empty values count as unset. */
+/**
+ * Every environment variable the platform reads, with its default, by the capability it sets up
+ * (the README's configuration tables follow the same groups). Empty values count as unset.
+ */
+export const ENVIRONMENT = {
+  process: {
+    DATA_DIR: z.string().min(1).default("./data"),
+    LOG_LEVEL: z.enum(LOG_LEVELS, `one of ${LOG_LEVELS.join(", ")}`).default("info"),
+    BOOTSTRAP_FILE: z.string().min(1).optional(),
+    SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(25_000),
+    WORKER_CONCURRENCY: integer(1, 1000).optional(),
+  },
+  http: {
+    PORT: integer(0, 65535, " (0 picks a free port)").default(8080),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    /** The address clients reach the platform at, used in links it hands out. */
+    PUBLIC_URL: url(["http", "https"]).optional(),
+    BODY_LIMIT_BYTES: integer(1024, 1024 ** 3).default(1024 * 1024),
+    /** Proxies in front of the gateway whose X-Forwarded-For is believed: the client is that many hops back. */
+    TRUST_PROXY_HOPS: integer(0, 10).default(0),
+  },
+  database: {
+    DATABASE_URL: url(["postgres", "postgresql"]).optional(),
+    DATABASE_POOL_SIZE: integer(1, 200).default(10),
+  },
+  broker: {
+    AMQP_URL: url(["amqp", "amqps"]).optional(),
+  },
+  operations: {
+    /** Operator token for the admin API; unset, the admin API answers 404. */
+    ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
+    /** Bearer token a scraper of `/metrics` must send; unset, `/metrics` is open (keep it off the internet). */
+    METRICS_TOKEN: z.string().min(16, "a string of at least 16 characters").optional(),
+    /** A worker process serves `/metrics` and `/healthz` on this port; unset, it serves nothing. */
+    METRICS_PORT: integer(1, 65535).optional(),
+  },
+  oauth: {
+    ACCESS_TOKEN_TTL_SECONDS: integer(60, 86_400).default(3600),
+    REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000).default(2_592_000),
+    AUTHORIZATION_CODE_TTL_SECONDS: integer(10, 600).default(60),
+    /** Failed password attempts per account, and per client, before a lockout. */
+    LOGIN_MAX_FAILURES: integer(1, 1000).default(5),
+    LOGIN_LOCKOUT_SECONDS: integer(1, 86_400).default(900),
+  },
+  notify: {
+    /** Delays between delivery attempts of notifications, in milliseconds. */
+    NOTIFY_RETRY_DELAYS_MS: milliseconds("5000,30000,300000").default([5_000, 30_000, 300_000]),
+    /** How long one delivery may take before it counts as a failed attempt. */
+    NOTIFY_SEND_TIMEOUT_MS: integer(100, 600_000).default(60_000),
+    /** How often workers look for delivery tasks whose job was lost. */
+    NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
+    /** A delivery task still pending after this long has lost its job (its publish never happened). */
+    NOTIFY_PENDING_AGE_SECONDS: integer(1, 86_400).default(30),
+  },
+  files: {
+    /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
+    FILES_DIR: z.string().min(1).optional(),
+    /** An S3-compatible bucket for files instead of FILES_DIR, and how to reach it. */
+    FILES_S3_BUCKET: z.string().min(3).max(63).optional(),
+    FILES_S3_ENDPOINT: url(["http", "https"]).optional(),
+    FILES_S3_REGION: z.string().min(1).default("us-east-1"),
+    FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Bucket in the path rather than the host name, as MinIO and most compatible servers want. */
+    FILES_S3_FORCE_PATH_STYLE: boolean().default(true),
+    /** Largest file the file service takes, checked while the upload streams in. */
+    FILE_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 4).default(1024 ** 3),
+    /** Wrong file tokens for one file from one client address before that address is locked out of it. */
+    FILE_TOKEN_MAX_FAILURES: integer(1, 1000).default(10),
+    FILE_TOKEN_LOCKOUT_SECONDS: integer(1, 86_400).default(900),
+  },
+  sign: {
+    /** Largest PDF the signature API takes, checked while the upload streams in. */
+    SIGN_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 3).default(100 * 1024 * 1024),
+    /** How long the gateway waits for a sign worker's answer. */
+    SIGN_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
+    /** `pades`: sealed PDFs also carry a PAdES signature; `none`: the seal image only. */
+    SIGN_SIGNATURE: z.enum(["pades", "none"], "one of pades, none").default("pades"),
+    /** PKCS#12 file of the signing certificate; unset, a self-signed one is made under DATA_DIR at first start. */
+    SIGN_P12_FILE: z.string().min(1).optional(),
+    SIGN_P12_PASSPHRASE: z.string().optional(),
+  },
+  export: {
+    /** Hosts export templates may be fetched from, comma separated; `*.example.edu` for subdomains. */
+    EXPORT_TEMPLATE_HOSTS: hostList().optional(),
+    EXPORT_TEMPLATE_MAX_BYTES: integer(1024, 1024 ** 3).default(20 * 1024 * 1024),
+    /** How long the gateway waits for an export worker (template fetch and rendering). */
+    EXPORT_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
+    /** Time zone of dates filled into documents (`${when:yyyy-MM-dd HH:mm}`); default the host's. */
+    EXPORT_TIME_ZONE: timeZone().optional(),
+    /** LibreOffice's `soffice` for PDF and image exports. */
+    EXPORT_SOFFICE: z.string().min(1).default("soffice"),
+    /** A Python with LibreOffice's UNO bindings (Debian's python3-uno is for /usr/bin/python3). */
+    EXPORT_OFFICE_PYTHON: z.string().min(1).default("/usr/bin/python3"),
+    /** Longest one document conversion may take before LibreOffice is restarted. */
+    EXPORT_CONVERT_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
+    /** Start LibreOffice when an export worker starts, not at its first PDF or image export. */
+    EXPORT_OFFICE_PREWARM: boolean().default(false),
+  },
+  feed: {
+    /** A feed run whose worker has not been heard from for this long is taken over by another. */
+    FEED_RUN_STALE_SECONDS: integer(2, 3600).default(60),
+  },
+};
+
+/** The names of every variable the platform reads. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = Object.values(ENVIRONMENT).flatMap(Object.keys);
+
 const environmentSchema = z.object({
-  PORT: integer(0, 65535, " (0 picks a free port)").default(8080),
-  HOST: z.string().min(1).default("0.0.0.0"),
-  /** The address clients reach the platform at, used in links it hands out. */
-  PUBLIC_URL: url(["http", "https"]).optional(),
-  DATA_DIR: z.string().min(1).default("./data"),
-  DATABASE_URL: url(["postgres", "postgresql"]).optional(),
-  DATABASE_POOL_SIZE: integer(1, 200).default(10),
-  AMQP_URL: url(["amqp", "amqps"]).optional(),
-  LOG_LEVEL: z.enum(LOG_LEVELS, `one of ${LOG_LEVELS.join(", ")}`).default("info"),
-  BOOTSTRAP_FILE: z.string().min(1).optional(),
-  BODY_LIMIT_BYTES: integer(1024, 1024 ** 3).default(1024 * 1024),
-  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(25_000),
-  WORKER_CONCURRENCY: integer(1, 1000).optional(),
-  ACCESS_TOKEN_TTL_SECONDS: integer(60, 86_400).default(3600),
-  REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000).default(2_592_000),
-  AUTHORIZATION_CODE_TTL_SECONDS: integer(10, 600).default(60),
-  /** Failed password attempts per account, and per client, before a lockout. */
-  LOGIN_MAX_FAILURES: integer(1, 1000).default(5),
-  LOGIN_LOCKOUT_SECONDS: integer(1, 86_400).default(900),
-  /** Delays between delivery attempts of notifications, in milliseconds. */
-  NOTIFY_RETRY_DELAYS_MS: z
-    .string()
-    .regex(/^\d+(,\d+)*$/, "milliseconds separated by commas, such as 5000,30000,300000")
-    .transform((value) => value.split(",").map(Number))
-    .default([5_000, 30_000, 300_000]),
-  /** How long one delivery may take before it counts as a failed attempt. */
-  NOTIFY_SEND_TIMEOUT_MS: integer(100, 600_000).default(60_000),
-  /** How often workers look for delivery tasks whose job was lost. */
-  NOTIFY_SWEEP_INTERVAL_MS: integer(100, 3_600_000).default(15_000),
-  /** A delivery task still pending after this long has lost its job (its publish never happened). */
-  NOTIFY_PENDING_AGE_SECONDS: integer(1, 86_400).default(30),
-  /** A feed run whose worker has not been heard from for this long is taken over by another. */
-  FEED_RUN_STALE_SECONDS: integer(2, 3600).default(60),
-  /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
-  FILES_DIR: z.string().min(1).optional(),
-  /** An S3-compatible bucket for files instead of FILES_DIR, and how to reach it. */
-  FILES_S3_BUCKET: z.string().min(3).max(63).optional(),
-  FILES_S3_ENDPOINT: url(["http", "https"]).optional(),
-  FILES_S3_REGION: z.string().min(1).default("us-east-1"),
-  FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  /** Bucket in the path rather than the host name, as MinIO and most compatible servers want. */
-  FILES_S3_FORCE_PATH_STYLE: z.enum(["true", "false"], "true or false").default("true"),
-  /** Largest file the file service takes, checked while the upload streams in. */
-  FILE_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 4).default(1024 ** 3),
-  /** Largest PDF the signature API takes, checked while the upload streams in. */
-  SIGN_MAX_UPLOAD_BYTES: integer(1024, 1024 ** 3).default(100 * 1024 * 1024),
-  /** How long the gateway waits for a sign worker's answer. */
-  SIGN_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
-  /** `pades`: sealed PDFs also carry a PAdES signature; `none`: the seal image only. */
-  SIGN_SIGNATURE: z.enum(["pades", "none"], "one of pades, none").default("pades"),
-  /** PKCS#12 file of the signing certificate; unset, a self-signed one is made under DATA_DIR at first start. */
-  SIGN_P12_FILE: z.string().min(1).optional(),
-  SIGN_P12_PASSPHRASE: z.string().optional(),
-  /** Hosts export templates may be fetched from, comma separated; `*.example.edu` for subdomains. */
-  EXPORT_TEMPLATE_HOSTS: z
-    .string()
-    .regex(/^(\*\.)?[a-z0-9.-]+(,(\*\.)?[a-z0-9.-]+)*$/i, "host names separated by commas")
-    .transform((value) => value.toLowerCase().split(","))
-    .optional(),
-  EXPORT_TEMPLATE_MAX_BYTES: integer(1024, 1024 ** 3).default(20 * 1024 * 1024),
-  /** How long the gateway waits for an export worker (template fetch and rendering). */
-  EXPORT_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
-  /** Time zone of dates filled into documents (`${when:yyyy-MM-dd HH:mm}`); default the host's. */
-  EXPORT_TIME_ZONE: z
-    .string()
-    .refine((zone) => {
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: zone });
-        return true;
-      } catch {
-        return false;
-      }
-    }, "an IANA time zone such as Asia/Shanghai")
-    .optional(),
-  /** LibreOffice's `soffice` for PDF and image exports. */
-  EXPORT_SOFFICE: z.string().min(1).default("soffice"),
-  /** A Python with LibreOffice's UNO bindings (Debian's python3-uno is for /usr/bin/python3). */
-  EXPORT_OFFICE_PYTHON: z.string().min(1).default("/usr/bin/python3"),
-  /** Longest one document conversion may take before LibreOffice is restarted. */
-  EXPORT_CONVERT_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
-  /** Start LibreOffice when an export worker starts, not at its first PDF or image export. */
-  EXPORT_OFFICE_PREWARM: z.enum(["true", "false"], "true or false").default("false"),
-  /** Bearer token a scraper of `/metrics` must send; unset, `/metrics` is open (keep it off the internet). */
-  METRICS_TOKEN: z.string().min(16, "a string of at least 16 characters").optional(),
-  /** A worker process serves `/metrics` and `/healthz` on this port; unset, it serves nothing. */
-  METRICS_PORT: integer(1, 65535).optional(),
-  /** Operator token for the admin API; unset, the admin API answers 404. */
-  ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
+  ...ENVIRONMENT.process,
+  ...ENVIRONMENT.http,
+  ...ENVIRONMENT.database,
+  ...ENVIRONMENT.broker,
+  ...ENVIRONMENT.operations,
+  ...ENVIRONMENT.oauth,
+  ...ENVIRONMENT.notify,
+  ...ENVIRONMENT.files,
+  ...ENVIRONMENT.sign,
+  ...ENVIRONMENT.export,
+  ...ENVIRONMENT.feed,
 });
 
+/** Where an S3-compatible bucket is and how to sign in to it. */
+export interface S3Options {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  /** Unset: the AWS SDK's usual credential chain (environment, instance role…). */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
+}
+
 export interface Config {
-  http: { host: string; port: number; publicUrl: string; bodyLimitBytes: number };
+  http: {
+    host: string;
+    port: number;
+    publicUrl: string;
+    bodyLimitBytes: number;
+    /** How many proxies' X-Forwarded-For entries name the client, counted from the gateway. */
+    trustProxyHops: number;
+  };
   dataDir: string;
   /** Unset: the embedded PGlite database under `dataDir`. */
   database: { url: string | undefined; poolSize: number };
@@ -150,6 +177,9 @@ export interface Config {
   filesDir: string;
   files: {
     maxUploadBytes: number;
+    /** Wrong file tokens per file and client address before a lockout, and how long it lasts. */
+    tokenMaxFailures: number;
+    tokenLockoutSeconds: number;
     /** Unset: files live under `filesDir`. */
     s3: S3Options | undefined;
   };
@@ -183,23 +213,31 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-/** Reads the configuration from the environment; a wrong value throws one line naming the variable. */
+/**
+ * Reads the configuration from the environment. Wrong values throw one error naming every wrong
+ * variable, one line each, so an operator fixes them in one round.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const present = Object.fromEntries(
-    Object.keys(environmentSchema.shape)
-      .map((key) => [key, env[key]?.trim()])
-      .filter(([, value]) => value !== undefined && value !== ""),
+    ENVIRONMENT_VARIABLES.map((key) => [key, env[key]?.trim()]).filter(
+      ([, value]) => value !== undefined && value !== "",
+    ),
   );
   const parsed = environmentSchema.safeParse(present);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const variable = String(issue.path[0]);
-    const given = SECRET_VARIABLES.has(variable)
-      ? "a value that is not shown"
-      : JSON.stringify(withoutPassword(present[variable]));
-    throw new ConfigError(
-      `Invalid environment variable ${variable}: expected ${issue.message}, got ${given}`,
-    );
+    const lines = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0]);
+      if (lines.has(variable)) continue;
+      const given = SECRET_VARIABLES.has(variable)
+        ? "a value that is not shown"
+        : JSON.stringify(withoutPassword(present[variable]));
+      lines.set(
+        variable,
+        `Invalid environment variable ${variable}: expected ${issue.message}, got ${given}`,
+      );
+    }
+    throw new ConfigError(ENVIRONMENT_VARIABLES.flatMap((variable) => lines.get(variable) ?? []).join("\n"));
   }
   const e = parsed.data;
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
@@ -209,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.PORT,
       publicUrl,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      trustProxyHops: e.TRUST_PROXY_HOPS,
     },
     dataDir: resolve(e.DATA_DIR),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
@@ -231,6 +270,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
     files: {
       maxUploadBytes: e.FILE_MAX_UPLOAD_BYTES,
+      tokenMaxFailures: e.FILE_TOKEN_MAX_FAILURES,
+      tokenLockoutSeconds: e.FILE_TOKEN_LOCKOUT_SECONDS,
       s3: e.FILES_S3_BUCKET
         ? {
             bucket: e.FILES_S3_BUCKET,
@@ -238,7 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             region: e.FILES_S3_REGION,
             accessKeyId: e.FILES_S3_ACCESS_KEY_ID,
             secretAccessKey: e.FILES_S3_SECRET_ACCESS_KEY,
-            forcePathStyle: e.FILES_S3_FORCE_PATH_STYLE === "true",
+            forcePathStyle: e.FILES_S3_FORCE_PATH_STYLE,
           }
         : undefined,
     },
@@ -257,7 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       soffice: e.EXPORT_SOFFICE,
       officePython: e.EXPORT_OFFICE_PYTHON,
       convertTimeoutMs: e.EXPORT_CONVERT_TIMEOUT_MS,
-      officePrewarm: e.EXPORT_OFFICE_PREWARM === "true",
+      officePrewarm: e.EXPORT_OFFICE_PREWARM,
     },
     feed: { staleRunSeconds: e.FEED_RUN_STALE_SECONDS },
     notify: {

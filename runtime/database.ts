@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import type { Config } from "./config.ts";
-import { startEmbeddedPostgres } from "./embedded-postgres.ts";
+import type { EmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Logger } from "./logger.ts";
 
 export type Sql = postgres.Sql;
@@ -58,8 +58,15 @@ export async function retryWhileUnavailable<T>(work: () => Promise<T>, withinMs:
   }
 }
 
-/** Connects to DATABASE_URL, or starts the embedded database under DATA_DIR when it is unset. */
-export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+/**
+ * Connects to DATABASE_URL, or starts the embedded database under DATA_DIR when it is unset; or
+ * takes `embedded`, an embedded database the caller already started.
+ */
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+  embedded?: Promise<EmbeddedPostgres>,
+): Promise<Database> {
   const common = {
     onnotice: () => {},
     connect_timeout: 10,
@@ -69,17 +76,23 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     const sql = postgres(config.database.url, { ...common, max: config.database.poolSize });
     return wrap(sql, "postgres", async () => {});
   }
-  const embedded = await startEmbeddedPostgres(config.dataDir);
+  const server = await (embedded ?? startEmbedded(config.dataDir));
   log.info({ dataDir: config.dataDir }, "embedded database started");
   const sql = postgres({
     ...common,
-    host: embedded.host,
-    port: embedded.port,
+    host: server.host,
+    port: server.port,
     username: "postgres",
     database: "postgres",
     max: 1,
   });
-  return wrap(sql, "embedded", embedded.stop);
+  return wrap(sql, "embedded", server.stop);
+}
+
+/** Loaded only where it runs: processes given DATABASE_URL never need it. */
+async function startEmbedded(dataDir: string): Promise<EmbeddedPostgres> {
+  const { startEmbeddedPostgres } = await import("./embedded-postgres.ts");
+  return startEmbeddedPostgres(dataDir);
 }
 
 function wrap(sql: Sql, kind: Database["kind"], stopServer: () => Promise<void>): Database {

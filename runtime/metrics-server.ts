@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { bearsToken } from "./directory/secrets.ts";
 import type { Logger } from "./logger.ts";
 import { metrics, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
+import { bearsToken } from "./secrets.ts";
 
 export interface MetricsServer {
   port: number;

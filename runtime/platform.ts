@@ -1,10 +1,12 @@
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
-import { applyBootstrap, readBootstrapFile } from "./bootstrap.ts";
+import { jobCatalogue, withOperatorPolicy } from "../contracts/jobs.ts";
+import { applyBootstrap, type BootstrapEntry, readBootstrapFile } from "./bootstrap.ts";
 import { EmbeddedBroker } from "./broker/embedded-broker.ts";
-import { RabbitMqBroker } from "./broker/rabbitmq-broker.ts";
+import { createJobClient, type JobClient } from "./broker/job-client.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./database.ts";
+import type { EmbeddedPostgres } from "./embedded-postgres.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { migrate } from "./migrations.ts";
 import type { FileStorage } from "./storage/file-storage.ts";
@@ -18,6 +20,8 @@ export interface Platform {
   log: Logger;
   db: Database;
   broker: Broker;
+  /** Jobs for the workers, by kind, with the operator's delays and timeouts. */
+  jobs: JobClient;
   /** Uploads and results, shared by the gateway and the workers. */
   storage: FileStorage;
 }
@@ -25,21 +29,41 @@ export interface Platform {
 export async function openPlatform(
   config: Config,
   processName: string,
-  options: { applyBootstrap: boolean },
+  options: {
+    applyBootstrap: boolean;
+    /** The embedded database, when the caller started it already. */
+    embeddedDatabase?: Promise<EmbeddedPostgres>;
+    /** Entries of the bootstrap sections whose statements live outside the runtime (workflow apps). */
+    bootstrapEntries?: (bootstrap: Bootstrap) => BootstrapEntry[];
+  },
 ): Promise<Platform> {
   const log = createLogger({ level: config.log.level, name: processName });
   const bootstrap = config.bootstrapFile ? await readBootstrapFile(config.bootstrapFile) : undefined;
-  const db = await openDatabase(config, log);
+  const db = await openDatabase(config, log, options.embeddedDatabase);
   try {
     await migrate(db.sql, log);
-    if (bootstrap && options.applyBootstrap) await applyBootstrap(db.sql, bootstrap, log);
+    if (bootstrap && options.applyBootstrap) {
+      await applyBootstrap(db.sql, bootstrap, log, "changed", options.bootstrapEntries);
+    }
   } catch (error) {
     await db.close();
     throw error;
   }
   const broker = config.broker.url
-    ? await RabbitMqBroker.start({ url: config.broker.url, connectionName: processName }, log)
+    ? await startRabbitMq(config.broker.url, processName, log)
     : new EmbeddedBroker(log);
   log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
-  return { config, bootstrap, log, db, broker, storage: await openFileStorage(config) };
+  const catalogue = withOperatorPolicy(jobCatalogue, {
+    delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
+    signTimeoutMs: config.sign.timeoutMs,
+    exportTimeoutMs: config.export.timeoutMs,
+  });
+  const jobs = createJobClient(broker, catalogue);
+  return { config, bootstrap, log, db, broker, jobs, storage: await openFileStorage(config) };
+}
+
+/** Loaded only where it runs: the embedded mode never needs amqplib. */
+async function startRabbitMq(url: string, connectionName: string, log: Logger): Promise<Broker> {
+  const { RabbitMqBroker } = await import("./broker/rabbitmq-broker.ts");
+  return RabbitMqBroker.start({ url, connectionName }, log);
 }

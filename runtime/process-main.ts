@@ -1,8 +1,8 @@
 import { ConfigError } from "./config.ts";
 
 /**
- * Runs a process entry. A configuration mistake ends the process with exit code 78 and one line
- * on stderr naming what is wrong; anything else prints its stack.
+ * Runs a process entry. A configuration mistake ends the process with exit code 78 and a line on
+ * stderr per thing that is wrong; anything else prints its stack.
  */
 export function runMain(main: () => Promise<unknown>): void {
   main().catch((error: unknown) => {

@@ -1,8 +1,8 @@
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import type { Queryable } from "./database.ts";
-import { fileById } from "./directory/files.ts";
 import type { FileStorage } from "./storage/file-storage.ts";
+import { fileById } from "./store/files.ts";
 
 export interface TemplateSourceOptions {
   sql: Queryable;
@@ -30,14 +30,19 @@ function hostAllowed(host: string, allowed: readonly string[]): boolean {
  * service are read from storage directly.
  */
 export class TemplateSource {
-  private readonly agent: Agent;
+  private agent: Agent | undefined;
 
-  constructor(private readonly options: TemplateSourceOptions) {
-    this.agent = new Agent({
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connectTimeout: options.timeoutMs,
+  constructor(private readonly options: TemplateSourceOptions) {}
+
+  /** undici is loaded at the first template fetched from another host, not at every worker's start. */
+  private async client() {
+    const undici = await import("undici");
+    this.agent ??= new undici.Agent({
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+      connectTimeout: this.options.timeoutMs,
     });
+    return { request: undici.request, agent: this.agent };
   }
 
   /** `what` names the URI in errors: the template, or an image of the data. */
@@ -59,10 +64,11 @@ export class TemplateSource {
         `${what}: the host ${url.hostname} is not among those the export service may fetch from (EXPORT_TEMPLATE_HOSTS)`,
       );
     }
+    const { request, agent } = await this.client();
     let response: Awaited<ReturnType<typeof request>>;
     try {
       // Redirects are not followed (undici does not unless asked): a 3xx is refused like any non-200.
-      response = await request(url, { dispatcher: this.agent });
+      response = await request(url, { dispatcher: agent });
     } catch (error) {
       throw new PlatformError(
         ErrorCode.Unprocessable,
@@ -107,7 +113,7 @@ export class TemplateSource {
     return this.options.storage.readBytes(file.storageKey);
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await this.agent?.close();
   }
 }

@@ -30,17 +30,6 @@ export function blobKey(sha256: string): string {
   return `blobs/${sha256.slice(0, 2)}/${sha256}`;
 }
 
-/** Where an S3-compatible bucket is and how to sign in to it. */
-export interface S3Options {
-  bucket: string;
-  endpoint: string | undefined;
-  region: string;
-  /** Unset: the AWS SDK's usual credential chain (environment, instance role…). */
-  accessKeyId: string | undefined;
-  secretAccessKey: string | undefined;
-  forcePathStyle: boolean;
-}
-
 export interface ReadOptions {
   /** Inclusive byte offsets. */
   range?: { start: number; end: number };

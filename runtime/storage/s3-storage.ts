@@ -8,12 +8,12 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import type { S3Options } from "../config.ts";
 import {
   blobKey,
   checkedKey,
   type FileStorage,
   type ReadOptions,
-  type S3Options,
   type StoredUpload,
   UploadMeter,
   webStream,

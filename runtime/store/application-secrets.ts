@@ -1,5 +1,5 @@
 import type { Queryable } from "../database.ts";
-import { hashSecret, newSecret } from "./secrets.ts";
+import { hashSecret, newSecret } from "../secrets.ts";
 
 /** Gives an application a new random secret, shown once; the old one stops working at once. */
 export async function rotateApplicationSecret(

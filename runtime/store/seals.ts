@@ -64,3 +64,18 @@ export async function deleteSeal(sql: Queryable, code: string, tenantId: string 
     await sql`delete from seals where code = ${code} and tenant_id is not distinct from ${tenantId}::uuid returning id`;
   return rows.length > 0;
 }
+
+export interface SealImageRow {
+  version: number;
+  width: number;
+  height: number;
+  /** The PNG bytes. */
+  image: Buffer;
+}
+
+/** A seal's image and the version it belongs to, by id. */
+export async function readSealImage(sql: Queryable, id: string): Promise<SealImageRow | undefined> {
+  const [row] = await sql<SealImageRow[]>`
+    select version, width, height, image from seals where id = ${id}`;
+  return row;
+}

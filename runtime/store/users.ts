@@ -1,7 +1,7 @@
 import type { BootstrapUser } from "../../contracts/bootstrap.ts";
 import { ConfigError } from "../config.ts";
 import type { Queryable } from "../database.ts";
-import { hashPassword, passwordMatches } from "./secrets.ts";
+import { hashPassword, passwordMatches } from "../secrets.ts";
 import { tenantByDomain } from "./tenants.ts";
 
 export interface User {
@@ -40,9 +40,11 @@ export async function upsertUser(sql: Queryable, user: BootstrapUser): Promise<v
             ${passwordHash}, ${user.mailEnabled})
     on conflict (tenant_id, account) do update set
       name = excluded.name, email = excluded.email, phone = excluded.phone,
-      password_hash = excluded.password_hash, mail_enabled = excluded.mail_enabled, updated_at = now()
+      password_hash = coalesce(excluded.password_hash, users.password_hash), mail_enabled = excluded.mail_enabled,
+      updated_at = now()
     where (users.name, users.email, users.phone, users.password_hash, users.mail_enabled)
-      is distinct from (excluded.name, excluded.email, excluded.phone, excluded.password_hash, excluded.mail_enabled)`;
+      is distinct from (excluded.name, excluded.email, excluded.phone,
+                        coalesce(excluded.password_hash, users.password_hash), excluded.mail_enabled)`;
 }
 
 const USER_COLUMNS = `id, tenant_id as "tenantId", account, name, email, phone,
@@ -80,4 +82,38 @@ export async function userById(sql: Queryable, id: string): Promise<User | undef
   if (!row) return undefined;
   const { passwordHash: _hidden, ...rest } = row;
   return rest;
+}
+
+/** A user's profile with their tenant (spec 001's `profile` and `enterprise`). */
+export interface UserProfile {
+  id: string;
+  name: string;
+  account: string;
+  email: string | null;
+  phone: string | null;
+  enterprise: {
+    id: string;
+    name: string;
+    domain: string;
+    style: string | null;
+    logo: string | null;
+    banner: string | null;
+    copyright: string | null;
+  };
+}
+
+/** An enabled user's profile, by id, within the tenant when one is given. */
+export async function userProfile(
+  sql: Queryable,
+  userId: string,
+  tenantId: string | undefined,
+): Promise<UserProfile | undefined> {
+  const [row] = await sql<UserProfile[]>`
+    select u.id, u.name, u.account, u.email, u.phone,
+           json_build_object('id', t.id, 'name', t.name, 'domain', t.domain, 'style', t.style,
+                             'logo', t.logo, 'banner', t.banner, 'copyright', t.copyright) as enterprise
+    from users u join tenants t on t.id = u.tenant_id
+    where u.id = ${userId} and not u.disabled
+      and (${tenantId ?? null}::uuid is null or u.tenant_id = ${tenantId ?? null}::uuid)`;
+  return row;
 }

@@ -1,5 +1,5 @@
-import type { Broker } from "../../contracts/broker.ts";
-import { type BootstrapFeed, FEED_SYNC_QUEUE, type FeedSyncJob } from "../../contracts/feed.ts";
+import type { BootstrapFeed, FeedSyncJob } from "../../contracts/feed.ts";
+import type { JobClient } from "../broker/job-client.ts";
 import { ConfigError } from "../config.ts";
 import type { Queryable } from "../database.ts";
 import { tenantByDomain } from "./tenants.ts";
@@ -71,10 +71,19 @@ export async function claimDueFeeds(sql: Queryable): Promise<string[]> {
 
 /** Queues a run of a tenant's feed; a run already in progress when it is picked up covers it. */
 export async function enqueueFeedSync(
-  broker: Broker,
+  jobs: JobClient,
   tenantId: string,
   trigger: FeedSyncJob["trigger"],
 ): Promise<void> {
-  const job: FeedSyncJob = { tenantId, trigger, requestedAt: Date.now() };
-  await broker.publish(FEED_SYNC_QUEUE, job, { messageId: `${tenantId}:${job.requestedAt}` });
+  const requestedAt = Date.now();
+  await jobs.enqueue(
+    "feedSync",
+    { tenantId, trigger, requestedAt },
+    { messageId: `${tenantId}:${requestedAt}` },
+  );
+}
+
+/** Where the tenant's next run starts from: the start of its last successful run, Unix seconds. */
+export async function setFeedSyncedSince(sql: Queryable, tenantId: string, since: number): Promise<void> {
+  await sql`update tenant_feeds set synced_since = ${since} where tenant_id = ${tenantId}`;
 }

@@ -2,7 +2,7 @@ import type { BootstrapApplication } from "../../contracts/bootstrap.ts";
 import { scopeNamed } from "../../contracts/scopes.ts";
 import { ConfigError } from "../config.ts";
 import type { Queryable } from "../database.ts";
-import { hashSecret } from "./secrets.ts";
+import { hashSecret } from "../secrets.ts";
 import { tenantByDomain } from "./tenants.ts";
 
 export interface Application {
@@ -18,7 +18,7 @@ export interface Application {
   disabled: boolean;
 }
 
-/** Creates the application or brings it up to date; a given secret replaces the stored one. */
+/** Creates the application or brings it up to date; a given secret replaces the stored one, an omitted one keeps it. */
 export async function upsertApplication(sql: Queryable, app: BootstrapApplication): Promise<void> {
   const unknown = app.scopes.filter((scope) => !scopeNamed(scope));
   if (unknown.length > 0) throw new ConfigError(`application ${app.id}: unknown scope ${unknown.join(", ")}`);
@@ -34,13 +34,13 @@ export async function upsertApplication(sql: Queryable, app: BootstrapApplicatio
     values (${app.id}, ${secretHash}, ${app.name}, ${app.type}, ${tenantId}, ${app.workflowCode ?? null},
             ${app.redirectUris}, ${app.scopes}, ${app.implicitAllowed})
     on conflict (id) do update set
-      secret_hash = excluded.secret_hash, name = excluded.name, type = excluded.type,
+      secret_hash = coalesce(excluded.secret_hash, applications.secret_hash), name = excluded.name, type = excluded.type,
       tenant_id = excluded.tenant_id, workflow_code = excluded.workflow_code,
       redirect_uris = excluded.redirect_uris, scopes = excluded.scopes,
       implicit_allowed = excluded.implicit_allowed, updated_at = now()
     where (applications.secret_hash, applications.name, applications.type, applications.tenant_id,
            applications.workflow_code, applications.redirect_uris, applications.scopes, applications.implicit_allowed)
-      is distinct from (excluded.secret_hash, excluded.name, excluded.type, excluded.tenant_id,
+      is distinct from (coalesce(excluded.secret_hash, applications.secret_hash), excluded.name, excluded.type, excluded.tenant_id,
            excluded.workflow_code, excluded.redirect_uris, excluded.scopes, excluded.implicit_allowed)`;
 }
 

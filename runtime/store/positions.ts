@@ -237,3 +237,52 @@ export async function revokePosition(
     order by d.code, p.code`;
   return rows.map((row) => row.position);
 }
+
+/** Posts held in whichever departments a given user holds a post in. */
+export interface PostsInDepartmentsOf {
+  userId: string;
+  posts: string[];
+}
+
+/**
+ * The enabled users holding any of the positions, or one of the posts in the departments of
+ * `inDepartmentsOf`'s user, by account; one query.
+ */
+export async function positionHolderIds(
+  sql: Queryable,
+  tenantId: string,
+  patterns: PositionPattern[],
+  inDepartmentsOf?: PostsInDepartmentsOf,
+): Promise<string[]> {
+  const branches = patterns.map(
+    (pattern) => sql`select o.user_id from ${activeOccupancies(sql, tenantId, [pattern])}`,
+  );
+  if (inDepartmentsOf && inDepartmentsOf.posts.length > 0) {
+    const posts = inDepartmentsOf.posts.map((post) => ({ dept: WILDCARD, post }));
+    branches.push(sql`
+      select o.user_id from ${activeOccupancies(sql, tenantId, posts)}
+        and o.dept_id in (select o.dept_id from ${activeOccupancies(sql, tenantId, undefined)}
+                          and o.user_id = ${inDepartmentsOf.userId})`);
+  }
+  if (branches.length === 0) return [];
+  const holders = branches.reduce((all, one) => sql`${all} union ${one}`);
+  const rows = await sql<{ id: string }[]>`
+    select u.id from (${holders}) h
+    join users u on u.id = h.user_id and not u.disabled
+    order by u.account`;
+  return rows.map((row) => row.id);
+}
+
+/** The enabled users of the tenant named by account or id, in the order named; unknown ones left out. */
+export async function userIdsByCodes(sql: Queryable, tenantId: string, codes: string[]): Promise<string[]> {
+  if (codes.length === 0) return [];
+  const ids = codes.filter((code) =>
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(code),
+  );
+  const rows = await sql<{ id: string; account: string }[]>`
+    select id, account from users
+    where tenant_id = ${tenantId} and not disabled
+      and (account = any(${codes}::text[]) or id = any(${ids}::uuid[]))`;
+  const byCode = new Map(rows.flatMap((row) => [[row.account, row.id] as const, [row.id, row.id] as const]));
+  return [...new Set(codes.map((code) => byCode.get(code)).filter((id): id is string => id !== undefined))];
+}

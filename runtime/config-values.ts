@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/** How one environment variable's text becomes a value; each message says what is expected. */
+
+export function integer(min: number, max: number, note = "") {
+  const expected = `an integer from ${min} to ${max}${note}`;
+  return z
+    .string()
+    .regex(/^\d+$/, expected)
+    .transform(Number)
+    .pipe(z.number().min(min, expected).max(max, expected));
+}
+
+const BOOLEANS: Readonly<Record<string, boolean>> = { true: true, false: false, 1: true, 0: false };
+
+/** `true`, `false`, `1` or `0`; anything else is refused rather than read as false. */
+export function boolean() {
+  const expected = "true, false, 1 or 0";
+  return z
+    .string()
+    .refine((value) => Object.hasOwn(BOOLEANS, value), expected)
+    .transform((value) => BOOLEANS[value]!);
+}
+
+export function url(protocols: readonly string[]) {
+  const expected = `a URL starting with ${protocols.map((p) => `${p}://`).join(" or ")}`;
+  return z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol.replace(/:$/, ""));
+    } catch {
+      return false;
+    }
+  }, expected);
+}
+
+export function milliseconds(example: string) {
+  return z
+    .string()
+    .regex(/^\d+(,\d+)*$/, `milliseconds separated by commas, such as ${example}`)
+    .transform((value) => value.split(",").map(Number));
+}
+
+export function hostList() {
+  return z
+    .string()
+    .regex(/^(\*\.)?[a-z0-9.-]+(,(\*\.)?[a-z0-9.-]+)*$/i, "host names separated by commas")
+    .transform((value) => value.toLowerCase().split(","));
+}
+
+export function timeZone() {
+  return z.string().refine((zone) => {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, "an IANA time zone such as Asia/Shanghai");
+}
