@@ -1,0 +1,347 @@
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import type { Queryable } from "../runtime/database.ts";
+import { timeOrderedId } from "../runtime/time-ordered-id.ts";
+import { compiledVersion, type StartableApp, startableApp } from "./app-store.ts";
+import { assigneeResolver } from "./assignees.ts";
+import {
+  applyCommand,
+  type CompiledWorkflow,
+  type EngineCommand,
+  type EngineContext,
+  type EngineResult,
+  newProcessState,
+} from "./engine.ts";
+import { checkFormData } from "./form-data.ts";
+import type { ProcessState, TaskState } from "./process-state.ts";
+import {
+  type LockedProcess,
+  type LockTarget,
+  lockProcess,
+  type ProcessRef,
+  type ProcessRow,
+  setChildProcess,
+} from "./process-store.ts";
+import type { ProfileView } from "./process-view-store.ts";
+import { type ResultTarget, type Written, writeResult } from "./result-writer.ts";
+import { thingCodes, usePickup } from "./thing-store.ts";
+
+/**
+ * The workflow's commands as transactions: each locks its process, lets the engine decide, and
+ * writes what it decided before it commits, so its effects are visible when it returns. A process
+ * that ends hands the news to its parent; a killed one takes its children with it.
+ */
+
+/** Sub-processes nest at most this deep (2.8 returns at most 16 ancestors). */
+export const MAX_SUBPROCESS_DEPTH = 16;
+
+function contextFor(sql: Queryable, tenantId: string): EngineContext {
+  return { now: Date.now(), newId: timeOrderedId, resolve: assigneeResolver(sql, tenantId) };
+}
+
+function thingStepsOf(workflow: CompiledWorkflow): Set<string> {
+  return new Set(
+    workflow.definition.graph.nodes
+      .filter((node) => node.kind === "task" && node.requiresThing)
+      .map((node) => node.code),
+  );
+}
+
+/** What a command left: the process as written, what the engine decided, and who the answer names. */
+export interface Outcome {
+  process: ProcessRow;
+  result: EngineResult;
+  /** Profiles of the people of the task the answer shows. */
+  people: Map<string, ProfileView>;
+}
+
+/**
+ * Applies a command to a locked process and writes the outcome, then what follows from it;
+ * `shownTask` is the task the caller answers with, whose people are read with the write.
+ */
+async function run(
+  sql: Queryable,
+  locked: { process: ProcessRow; state: ProcessState },
+  command: EngineCommand,
+  shownTask?: string,
+): Promise<Outcome> {
+  const { process } = locked;
+  const workflow = await compiledVersion(sql, process.versionId);
+  const context = contextFor(sql, process.tenantId);
+  const result = await applyCommand(workflow, locked.state, command, context);
+  const written = await write(sql, { process }, workflow, result, context.now, shownTask);
+  await followUp(sql, written.process, result);
+  return { process: written.process, result, people: written.people };
+}
+
+function write(
+  sql: Queryable,
+  target: ResultTarget,
+  workflow: CompiledWorkflow,
+  result: EngineResult,
+  now: number,
+  shownTask?: string,
+): Promise<Written> {
+  const appId = "process" in target ? target.process.appId : target.newProcess.appId;
+  const shown = result.state.tasks.find((task) => task.id === shownTask);
+  return writeResult(sql, target, result, {
+    delegation: { appId, now: new Date(now) },
+    thingSteps: thingStepsOf(workflow),
+    people: shown ? [...shown.candidates, shown.handler, shown.actualUser] : [],
+  });
+}
+
+async function lockedOrRefused(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  target: LockTarget,
+  options: { handlerFor?: string | undefined } = {},
+): Promise<LockedProcess> {
+  const locked = await lockProcess(sql, tenantId, test, target, options);
+  if (locked) return locked;
+  throw "task" in target
+    ? new WorkflowRefusal("TASK_NOT_FOUND", `no task ${target.task}`)
+    : new WorkflowRefusal("PROCESS_NOT_FOUND", "no such process");
+}
+
+/** Starts the sub-processes a command entered, kills the children of a killed process, tells a parent its child ended. */
+async function followUp(sql: Queryable, process: ProcessRow, result: EngineResult): Promise<void> {
+  for (const child of result.children) await startChild(sql, process, child.task, child.workflow, child.data);
+  for (const childId of result.childrenToKill) {
+    const child = await lockProcess(sql, process.tenantId, process.test, { id: childId });
+    if (child && (child.process.status === "doing" || child.process.status === "suspended")) {
+      await run(sql, child, { kind: "kill", user: null, remark: "its parent process was killed" });
+    }
+  }
+  const ended = process.status === "done" || process.status === "killed";
+  if (
+    ended &&
+    process.parentProcessId &&
+    process.parentTaskId &&
+    result.events.some((event) => event.type === "process.ended")
+  ) {
+    const parent = await lockProcess(sql, process.tenantId, process.test, { id: process.parentProcessId });
+    if (parent && (parent.process.status === "doing" || parent.process.status === "suspended")) {
+      await run(sql, parent, {
+        kind: "childEnded",
+        task: process.parentTaskId,
+        status: process.status as "done" | "killed",
+      });
+    }
+  }
+}
+
+async function startChild(
+  sql: Queryable,
+  parent: ProcessRow,
+  taskId: string,
+  workflowCode: string,
+  data: Record<string, unknown>,
+): Promise<void> {
+  if (parent.depth + 1 > MAX_SUBPROCESS_DEPTH) {
+    throw new WorkflowRefusal(
+      "SUBPROCESS_TOO_DEEP",
+      `sub-processes nest at most ${MAX_SUBPROCESS_DEPTH} levels`,
+    );
+  }
+  const app = await startableApp(sql, parent.tenantId, workflowCode, parent.test);
+  if (!app)
+    throw new WorkflowRefusal("APP_NOT_FOUND", `the sub-process workflow ${workflowCode} is not deployed`);
+  const started = await startProcess(sql, {
+    tenantId: parent.tenantId,
+    test: parent.test,
+    app,
+    ownerId: parent.ownerId,
+    actualUserId: null,
+    data,
+    businessId: parent.businessId,
+    parent: { processId: parent.id, taskId, depth: parent.depth + 1 },
+  });
+  await setChildProcess(sql, taskId, started.process.id);
+  // The child's form is the parent's data: its first step is handled for the owner at once.
+  await run(sql, started, {
+    kind: "handle",
+    task: started.firstTask.id,
+    handler: parent.ownerId,
+    actualUser: null,
+    actionCode: started.workflow.actionsOf(started.firstTask.node)[0]!.code,
+  });
+}
+
+export interface StartInput {
+  tenantId: string;
+  test: boolean;
+  app: StartableApp;
+  ownerId: string;
+  actualUserId: string | null;
+  firstAssignee?: string | undefined;
+  entrance?: string | undefined;
+  data: Record<string, unknown>;
+  businessId: string | null;
+  parent?: { processId: string; taskId: string; depth: number };
+}
+
+/** 3.2: a new process of the app's online version for the mode, its first step in the owner's to-do. */
+export async function startProcess(
+  sql: Queryable,
+  input: StartInput,
+): Promise<{
+  process: ProcessRow;
+  state: ProcessState;
+  firstTask: TaskState;
+  workflow: CompiledWorkflow;
+  people: Map<string, ProfileView>;
+}> {
+  if (!input.app.ready)
+    throw new WorkflowRefusal("APP_NOT_STARTABLE", `the app ${input.app.code} is not ready to be started`);
+  const versionId = input.app.startableVersionId;
+  if (!versionId) {
+    throw new WorkflowRefusal(
+      "APP_NOT_STARTABLE",
+      `the app ${input.app.code} has no version online for ${input.test ? "test" : "formal"} data`,
+    );
+  }
+  const workflow = await compiledVersion(sql, versionId);
+  checkFormData(workflow.definition.schema.fields, input.data);
+  const context = contextFor(sql, input.tenantId);
+  const result = await applyCommand(
+    workflow,
+    newProcessState(input.ownerId, input.data),
+    {
+      kind: "start",
+      owner: input.ownerId,
+      firstAssignee: input.firstAssignee,
+      entrance: input.entrance,
+      data: input.data,
+      actor: input.actualUserId ?? input.ownerId,
+    },
+    context,
+  );
+  const newProcess = {
+    id: timeOrderedId(),
+    tenantId: input.tenantId,
+    test: input.test,
+    appId: input.app.id,
+    versionId,
+    name: input.app.name,
+    tags: input.app.tags,
+    ownerId: input.ownerId,
+    actualUserId: input.actualUserId,
+    businessId: input.businessId,
+    things: thingCodes(workflow.definition.schema.fields, input.data),
+    parentProcessId: input.parent?.processId ?? null,
+    parentTaskId: input.parent?.taskId ?? null,
+    depth: input.parent?.depth ?? 0,
+  };
+  const firstTask = result.tasksCreated[0]!;
+  const { process, people } = await write(sql, { newProcess }, workflow, result, context.now, firstTask.id);
+  return { process, state: result.state, firstTask, workflow, people };
+}
+
+/** Who acts: a user (a user token's, or the one a sys token names), or the system user. */
+export type Actor = { user: string } | { system: true };
+
+export interface HandleInput {
+  tenantId: string;
+  test: boolean;
+  taskId: string;
+  actor: Actor;
+  /** A sys token: it may handle a step that allows the system user for any user it names. */
+  sys: boolean;
+  actionId?: number | undefined;
+  actionCode?: string | undefined;
+  remark?: string | undefined;
+  thing?: string | undefined;
+  nextSteps?: string[] | undefined;
+  nextUsers?: string[] | undefined;
+  /** The user a pickup code names: they become the handler, the actor the actual user. */
+  onBehalfOf?: string | undefined;
+  /** The only app whose tasks the caller may handle (a Workflow application's token). */
+  appId?: string | undefined;
+  /** A pickup code: spent on the item, its user (if it names one) becomes the handler. */
+  pickup?: string | undefined;
+}
+
+/**
+ * 3.1: handles a to-do task once. The actor handles it as a candidate, or as a delegate of the
+ * candidate who entrusted it to them (then the candidate is the handler and the actor the actual
+ * user). A second or concurrent submit finds the task handled and is refused.
+ */
+export async function handleTask(sql: Queryable, input: HandleInput): Promise<Outcome & { task: TaskState }> {
+  const locked = await lockedOrRefused(
+    sql,
+    input.tenantId,
+    input.test,
+    { task: input.taskId },
+    {
+      handlerFor: "user" in input.actor ? input.actor.user : undefined,
+    },
+  );
+  const { process } = locked;
+  if (input.appId && process.appId !== input.appId) {
+    throw new WorkflowRefusal(
+      "WORKFLOW_MISMATCH",
+      "the application's token handles tasks of its own workflow only",
+    );
+  }
+  let handler: string | null = null;
+  let actualUser: string | null = null;
+  let thing = input.thing;
+  let onBehalfOf = input.onBehalfOf;
+  if (input.pickup) {
+    thing ??= process.things.length === 1 ? process.things[0] : undefined;
+    if (!thing) throw new WorkflowRefusal("THING_REQUIRED", "thing: name the item the pickup code is for");
+    const actor = "user" in input.actor ? input.actor.user : null;
+    onBehalfOf = (await usePickup(sql, input.tenantId, input.pickup, thing, actor)) ?? onBehalfOf;
+  }
+  if ("user" in input.actor) {
+    handler = onBehalfOf ?? locked.handler!;
+    actualUser = input.actor.user;
+  } else if (onBehalfOf) {
+    handler = onBehalfOf;
+  }
+  const outcome = await run(
+    sql,
+    locked,
+    {
+      kind: "handle",
+      task: input.taskId,
+      handler,
+      actualUser,
+      actionId: input.actionId,
+      actionCode: input.actionCode,
+      remark: input.remark,
+      thing,
+      nextSteps: input.nextSteps,
+      nextUsers: input.nextUsers,
+      asSystem: input.sys,
+    },
+    input.taskId,
+  );
+  return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === input.taskId)! };
+}
+
+/** A lifecycle command on a process named by GUID or serial number. */
+export async function commandProcess(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  ref: ProcessRef,
+  command: (process: ProcessRow) => EngineCommand,
+): Promise<Outcome> {
+  const locked = await lockedOrRefused(sql, tenantId, test, ref);
+  return run(sql, locked, command(locked.process));
+}
+
+/** A command on the process of a task (withdraw, reassign), answered with that task. */
+export async function commandTask(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  taskId: string,
+  command: EngineCommand,
+): Promise<Outcome & { task: TaskState }> {
+  const locked = await lockedOrRefused(sql, tenantId, test, { task: taskId });
+  const outcome = await run(sql, locked, command, taskId);
+  return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === taskId)! };
+}

@@ -1,0 +1,258 @@
+import type { Queryable } from "../runtime/database.ts";
+import type { Milestone, ProcessState, ProcessStatus } from "./process-state.ts";
+
+/** A process row: what the engine's state leaves out (who, which app, which mode) and its header. */
+export interface ProcessRow {
+  id: string;
+  entry: number;
+  tenantId: string;
+  test: boolean;
+  appId: string;
+  versionId: string;
+  name: string;
+  tags: string;
+  ownerId: string;
+  actualUserId: string | null;
+  status: ProcessStatus;
+  priority: string;
+  rating: number | null;
+  review: string | null;
+  data: Record<string, unknown>;
+  businessId: string | null;
+  milestone: Milestone | null;
+  archived: boolean;
+  /** The item codes the data names (3.5). */
+  things: string[];
+  parentProcessId: string | null;
+  parentTaskId: string | null;
+  depth: number;
+  createdAt: Date;
+  updatedAt: Date;
+  endedAt: Date | null;
+}
+
+export const PROCESS_COLUMNS = `id, entry::float8 as entry, tenant_id as "tenantId", test, app_id as "appId",
+  version_id as "versionId", name, tags, owner_id as "ownerId", actual_user_id as "actualUserId", status,
+  priority, rating, review, data, business_id as "businessId", milestone, archived, things,
+  parent_process_id as "parentProcessId", parent_task_id as "parentTaskId", depth,
+  created_at as "createdAt", updated_at as "updatedAt", ended_at as "endedAt"`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a caller's id can name a row at all (a task id that is no GUID names none). */
+export function isUuid(text: string): boolean {
+  return UUID.test(text);
+}
+
+/** How a caller names a process: its GUID or its serial number. */
+export type ProcessRef = { id: string } | { entry: number };
+
+export function processRef(text: string): ProcessRef | undefined {
+  if (/^[0-9]{1,15}$/.test(text)) return { entry: Number(text) };
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text))
+    return { id: text.toLowerCase() };
+  return undefined;
+}
+
+function whereRef(sql: Queryable, ref: ProcessRef) {
+  return "id" in ref ? sql`id = ${ref.id}` : sql`entry = ${ref.entry}`;
+}
+
+/** How a command names the process it runs on: by GUID, by serial number, or by one of its tasks. */
+export type LockTarget = ProcessRef | { task: string };
+
+function processIdOf(sql: Queryable, target: LockTarget) {
+  if ("task" in target) return sql`(select process_id from workflow_tasks where id = ${target.task})`;
+  if ("id" in target) return sql`${target.id}::uuid`;
+  return sql`(select id from workflow_processes where entry = ${target.entry})`;
+}
+
+export interface LockedProcess {
+  process: ProcessRow;
+  state: ProcessState;
+  /** The candidate on whose behalf `handlerFor` handles the task: the user, or who entrusted it to them. */
+  handler?: string;
+}
+
+/**
+ * The process of the tenant and mode, locked until the transaction ends (commands on one process
+ * take turns), with the engine's view of it read after the lock, in one round trip.
+ */
+export async function lockProcess(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  target: LockTarget,
+  options: { handlerFor?: string | undefined } = {},
+): Promise<LockedProcess | undefined> {
+  if ("task" in target && !isUuid(target.task)) return undefined;
+  const id = processIdOf(sql, target);
+  // Sent after the lock in the same round trip, the read waits for it and sees what it guards.
+  const user = "task" in target ? options.handlerFor : undefined;
+  const [[process], [state]] = await Promise.all([
+    sql<ProcessRow[]>`
+      select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes
+      where id = ${id} and tenant_id = ${tenantId} and test = ${test}
+      for update`,
+    sql<(Pick<ProcessState, "tasks" | "branches"> & { entrustedBy: (string | null)[] })[]>`
+      select
+        ${
+          user && "task" in target
+            ? sql`(select coalesce(json_agg(entrusted_by), '[]') from workflow_todo
+                   where task_id = ${target.task} and user_id = ${user}) as "entrustedBy",`
+            : sql``
+        }
+        (select coalesce(json_agg(json_build_object(
+            'id', id, 'node', node, 'branch', branch, 'status', status, 'candidates', candidates,
+            'group', group_id, 'turn', turn, 'handler', handler_id, 'actualUser', actual_user_id,
+            'action', action, 'remark', remark, 'thing', thing, 'trail', trail, 'child', child_process_id,
+            'assignedAt', floor(extract(epoch from assigned_at) * 1000)::bigint, 'handledAt', floor(extract(epoch from handled_at) * 1000)::bigint,
+            'expiresAt', floor(extract(epoch from expires_at) * 1000)::bigint) order by assigned_at, id), '[]')
+         from workflow_tasks where process_id = ${id}) as tasks,
+        (select coalesce(json_agg(json_build_object(
+            'path', path, 'parent', parent, 'split', split, 'fork', fork, 'item', item, 'status', status)), '[]')
+         from workflow_branches where process_id = ${id}) as branches`,
+  ]);
+  if (!process) return undefined;
+  const { tasks, branches, entrustedBy } = state!;
+  return {
+    handler: user && (entrustedBy.length === 0 || entrustedBy.includes(null) ? user : entrustedBy[0]!),
+    process,
+    state: {
+      status: process.status,
+      owner: process.ownerId,
+      data: process.data,
+      milestone: process.milestone,
+      tasks,
+      branches,
+    },
+  };
+}
+
+export async function processByRef(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  ref: ProcessRef,
+): Promise<ProcessRow | undefined> {
+  const [row] = await sql<ProcessRow[]>`
+    select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes
+    where ${whereRef(sql, ref)} and tenant_id = ${tenantId} and test = ${test}`;
+  return row;
+}
+
+/** Whether `ancestorId` is the process's parent, grandparent, … (at most 16 levels up). */
+export async function isAncestor(sql: Queryable, ancestorId: string, process: ProcessRow): Promise<boolean> {
+  if (!process.parentProcessId) return false;
+  const [row] = await sql<{ yes: boolean }[]>`
+    with recursive up(id, parent, level) as (
+      select id, parent_process_id, 0 from workflow_processes where id = ${process.parentProcessId}
+      union all
+      select p.id, p.parent_process_id, up.level + 1 from workflow_processes p join up on p.id = up.parent where up.level < 15
+    )
+    select exists (select from up where id = ${ancestorId}) as yes`;
+  return row!.yes;
+}
+
+/** 4.6: who may handle a to-do task of the tenant and mode now, delegates included. */
+export async function todoUsersOfTask(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  taskId: string,
+): Promise<string[]> {
+  if (!isUuid(taskId)) return [];
+  const rows = await sql<{ userId: string }[]>`
+    select t.user_id as "userId" from workflow_todo t
+    where t.task_id = ${taskId} and t.tenant_id = ${tenantId} and t.test = ${test}`;
+  return rows.map((row) => row.userId);
+}
+
+/** Whether the user took part in the process: started it, may handle or handled one of its tasks, or was copied. */
+export async function tookPart(sql: Queryable, processId: string, userId: string): Promise<boolean> {
+  const [row] = await sql<{ yes: boolean }[]>`
+    select exists (select from workflow_processes where id = ${processId} and (owner_id = ${userId} or actual_user_id = ${userId}))
+        or exists (select from workflow_tasks where process_id = ${processId}
+                   and (handler_id = ${userId} or actual_user_id = ${userId} or ${userId}::uuid = any(candidates)))
+        or exists (select from workflow_todo where process_id = ${processId} and user_id = ${userId})
+        or exists (select from workflow_cc where process_id = ${processId} and user_id = ${userId}) as yes`;
+  return row!.yes;
+}
+
+/** Whether anyone but the owner handled a task of the process. */
+export async function othersTookPart(sql: Queryable, process: ProcessRow): Promise<boolean> {
+  const [row] = await sql<{ yes: boolean }[]>`
+    select exists (select from workflow_tasks where process_id = ${process.id} and status = 'done'
+                   and coalesce(actual_user_id, handler_id) is distinct from ${process.ownerId}::uuid) as yes`;
+  return row!.yes;
+}
+
+/** 4.5 `rate`, `mark`, `archive`: header fields outside the engine's state; those left out stay. */
+export async function updateProcessHeader(
+  sql: Queryable,
+  processId: string,
+  change: { rating?: number; review?: string; priority?: string; archived?: boolean },
+): Promise<void> {
+  await sql`
+    with header as (
+      update workflow_processes set
+        rating = coalesce(${change.rating ?? null}::integer, rating),
+        review = coalesce(${change.review ?? null}::text, review),
+        priority = coalesce(${change.priority ?? null}::text, priority),
+        archived = coalesce(${change.archived ?? null}::boolean, archived),
+        updated_at = now()
+      where id = ${processId}
+      returning rating, archived, updated_at),
+    todo as (update workflow_todo t set archived = h.archived from header h where t.process_id = ${processId})
+    update workflow_inbox i set rating = h.rating, archived = h.archived, updated_at = h.updated_at
+    from header h where i.process_id = ${processId}`;
+}
+
+/** 4.5 `read`, `unread`, `dismiss`: a user's copy of a process (every user's, for `dismiss *`). */
+export async function changeCopies(
+  sql: Queryable,
+  processId: string,
+  users: string[] | "all",
+  change: "read" | "unread" | "dismiss",
+): Promise<number> {
+  const who = users === "all" ? sql`true` : sql`user_id = any(${users}::uuid[])`;
+  // The inbox rows of the copies change with them; a row that held nothing but the copy goes.
+  const rows =
+    change === "dismiss"
+      ? await sql`
+          with copy as (delete from workflow_cc where process_id = ${processId} and ${who} returning user_id),
+          kept as (
+            update workflow_inbox set cc = false, cc_created_at = null, cc_updated_at = null, read_at = null
+            where process_id = ${processId} and user_id in (select user_id from copy) and (owner or handled or entrusted)),
+          gone as (
+            delete from workflow_inbox
+            where process_id = ${processId} and user_id in (select user_id from copy) and not (owner or handled or entrusted))
+          select user_id from copy`
+      : await sql`
+          with copy as (
+            update workflow_cc set read_at = ${change === "read" ? sql`coalesce(read_at, now())` : null}
+            where process_id = ${processId} and ${who} returning user_id, read_at),
+          inbox as (
+            update workflow_inbox i set read_at = c.read_at from copy c
+            where i.process_id = ${processId} and i.user_id = c.user_id)
+          select user_id from copy`;
+  return rows.length;
+}
+
+/** Links a task to the sub-process it started. */
+export async function setChildProcess(sql: Queryable, taskId: string, childProcessId: string): Promise<void> {
+  await sql`update workflow_tasks set child_process_id = ${childProcessId} where id = ${taskId}`;
+}
+
+/** Replaces a process's form data and the thing codes it names. */
+export async function updateProcessData(
+  sql: Queryable,
+  processId: string,
+  data: Record<string, unknown>,
+  things: string[],
+): Promise<void> {
+  await sql`
+    update workflow_processes
+    set data = ${sql.json(data as never)}, things = ${things}, updated_at = now()
+    where id = ${processId}`;
+}

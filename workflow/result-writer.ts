@@ -1,0 +1,294 @@
+import type postgres from "postgres";
+import type { Queryable } from "../runtime/database.ts";
+import type { ActivityRecord, EngineEvent, EngineResult } from "./engine.ts";
+import { delegatedInboxCte, inboxCtes, statesOf } from "./inbox-writes.ts";
+import type { TaskState } from "./process-state.ts";
+import { PROCESS_COLUMNS, type ProcessRow } from "./process-store.ts";
+import type { ProfileView } from "./process-view-store.ts";
+
+/**
+ * A command's outcome written as one statement: the process header (inserted or updated) with the
+ * tasks, branches, to-do rows, copies, activities and outbox events as data-modifying CTEs around
+ * it, and the inbox rows of the process's users (inbox-writes.ts). Postgres runs them all on one
+ * snapshot, so a to-do row that is taken away and written again in the same command (a task
+ * withdrawn or reassigned) is written by a second statement, with the delegates it reaches.
+ */
+
+/** Which delegations reach a to-do task: those of its app in force now. */
+export interface DelegationScope {
+  appId: string;
+  /** Delegations in force at this time count. */
+  now: Date;
+}
+
+export interface NewProcess {
+  id: string;
+  tenantId: string;
+  test: boolean;
+  appId: string;
+  versionId: string;
+  name: string;
+  tags: string;
+  ownerId: string;
+  actualUserId: string | null;
+  businessId: string | null;
+  things: string[];
+  parentProcessId: string | null;
+  parentTaskId: string | null;
+  depth: number;
+}
+
+/** Where a command's outcome goes: the process it ran on, or a new one (3.2) written with it. */
+export type ResultTarget = { process: ProcessRow } | { newProcess: NewProcess };
+
+type Fragment = postgres.Fragment;
+type ProcessKeys = Pick<ProcessRow, "id" | "tenantId" | "test" | "appId" | "ownerId">;
+
+const toIso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
+
+function taskRecord(task: TaskState) {
+  return {
+    id: task.id,
+    node: task.node,
+    branch: task.branch,
+    status: task.status,
+    candidates: task.candidates,
+    group_id: task.group,
+    turn: task.turn,
+    handler_id: task.handler,
+    actual_user_id: task.actualUser,
+    action: task.action,
+    remark: task.remark,
+    thing: task.thing,
+    assigned_at: toIso(task.assignedAt),
+    handled_at: toIso(task.handledAt),
+    expires_at: toIso(task.expiresAt),
+    trail: task.trail,
+    child_process_id: task.child,
+  };
+}
+
+/** The process as written, and the profiles of the people the caller asked to show. */
+export interface Written {
+  process: ProcessRow;
+  people: Map<string, ProfileView>;
+}
+
+export async function writeResult(
+  sql: Queryable,
+  target: ResultTarget,
+  result: EngineResult,
+  options: {
+    delegation: DelegationScope;
+    thingSteps: ReadonlySet<string>;
+    /** Users whose profiles the answer shows (the task it returns names them). */
+    people?: readonly (string | null)[];
+  },
+): Promise<Written> {
+  const { state } = result;
+  const now = new Date();
+  const process: ProcessKeys = "newProcess" in target ? target.newProcess : target.process;
+  const ctes: Fragment[] = [sql`header as (${header(sql, target, state, now)})`];
+  if (result.tasksCreated.length > 0) {
+    ctes.push(sql`new_task as (
+      insert into workflow_tasks (id, process_id, node, branch, status, candidates, group_id, turn, handler_id,
+                                  actual_user_id, action, remark, thing, assigned_at, handled_at, expires_at, trail,
+                                  child_process_id)
+      select r.id, ${process.id}, r.node, r.branch, r.status, r.candidates, r.group_id, r.turn, r.handler_id,
+             r.actual_user_id, r.action, r.remark, r.thing, r.assigned_at, r.handled_at, r.expires_at, r.trail,
+             r.child_process_id
+      from jsonb_to_recordset(${sql.json(result.tasksCreated.map(taskRecord) as never)}) as r(
+        id uuid, node text, branch text, status text, candidates uuid[], group_id uuid, turn int, handler_id uuid,
+        actual_user_id uuid, action text, remark text, thing text, assigned_at timestamptz, handled_at timestamptz,
+        expires_at timestamptz, trail jsonb, child_process_id uuid))`);
+  }
+  if (result.tasksChanged.length > 0) {
+    ctes.push(sql`changed_task as (
+      update workflow_tasks t set status = r.status, candidates = r.candidates, handler_id = r.handler_id,
+        actual_user_id = r.actual_user_id, action = r.action, remark = r.remark, thing = r.thing,
+        assigned_at = r.assigned_at, handled_at = r.handled_at, trail = r.trail,
+        child_process_id = r.child_process_id, version = t.version + 1
+      from jsonb_to_recordset(${sql.json(result.tasksChanged.map(taskRecord) as never)}) as r(
+        id uuid, status text, candidates uuid[], handler_id uuid, actual_user_id uuid, action text, remark text,
+        thing text, assigned_at timestamptz, handled_at timestamptz, trail jsonb, child_process_id uuid)
+      where t.id = r.id and t.process_id = ${process.id})`);
+  }
+  const branches = [...result.branchesCreated, ...result.branchesChanged];
+  if (branches.length > 0) {
+    ctes.push(sql`branch as (
+      insert into workflow_branches (process_id, path, parent, split, fork, item, status)
+      select ${process.id}, b.path, b.parent, b.split, b.fork, b.item, b.status
+      from jsonb_to_recordset(${sql.json(branches as never)}) as b(path text, parent text, split text, fork text, item int, status text)
+      on conflict (process_id, path) do update set status = excluded.status)`);
+  }
+  const copies = result.events.flatMap((event) =>
+    event.type === "cc" ? event.users.map((user) => ({ user, node: event.node })) : [],
+  );
+  if (copies.length > 0) {
+    ctes.push(sql`copy as (
+      insert into workflow_cc (process_id, user_id, tenant_id, test, node, created_at, updated_at)
+      select ${process.id}, c.user, ${process.tenantId}, ${process.test}, c.node, ${now}, ${now}
+      from jsonb_to_recordset(${sql.json(copies as never)}) as c("user" uuid, node text)
+      on conflict (process_id, user_id) do update set node = excluded.node, updated_at = excluded.updated_at, read_at = null)`);
+  }
+  const entry = sql`(select entry from header)`;
+  ctes.push(...journal(sql, process, entry, result.activities, result.events));
+
+  // To-do rows: those of every task the command touched go; those of its to-do tasks come back.
+  const touched = [...result.tasksCreated, ...result.tasksChanged];
+  const gone = touched.filter((task) => task.status !== "todo").map((task) => task.id);
+  const replaced = result.tasksChanged.filter((task) => task.status === "todo").map((task) => task.id);
+  if (gone.length + replaced.length > 0) {
+    ctes.push(
+      sql`gone_todo as (delete from workflow_todo where task_id = any(${[...gone, ...replaced]}::uuid[]))`,
+    );
+  }
+  const todo = todoInserts(sql, process, touched, result.state.status === "suspended", options);
+  const suspendedChanged =
+    "process" in target && (target.process.status === "suspended") !== (state.status === "suspended");
+  const later: Fragment[] = [];
+  if (replaced.length > 0 || suspendedChanged) later.push(...todo);
+  else ctes.push(...todo);
+  const newOwner = "newProcess" in target ? target.newProcess.ownerId : undefined;
+  ctes.push(
+    ...inboxCtes(sql, process.id, result, { now, newOwner, newTodo: todo.length > 0 && later.length === 0 }),
+  );
+  if (later.length > 0) later.push(delegatedInboxCte(sql, process.id, statesOf(result)));
+
+  const people = [...new Set(options.people ?? [])].filter((id): id is string => id !== null);
+  const statements: PromiseLike<unknown>[] = [
+    sql<(ProcessRow & { people: ProfileView[] })[]>`
+      with recursive ${list(sql, ctes)}
+      select ${sql.unsafe(PROCESS_COLUMNS)},
+        (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
+                                                    'email', u.email, 'phone', u.phone)), '[]')
+         from users u where u.id = any(${people}::uuid[])) as people
+      from header`,
+  ];
+  if (later.length > 0) statements.push(sql`with recursive ${list(sql, later)} select`);
+  if (suspendedChanged) {
+    statements.push(
+      sql`update workflow_todo set suspended = ${state.status === "suspended"} where process_id = ${process.id}`,
+    );
+  }
+  const [[row]] = (await Promise.all(statements)) as [(ProcessRow & { people: ProfileView[] })[]];
+  const { people: profiles, ...written } = row!;
+  return { process: written, people: new Map(profiles.map((profile) => [profile.id, profile])) };
+}
+
+function list(sql: Queryable, fragments: Fragment[]): Fragment {
+  return fragments.reduce((all, one) => sql`${all}, ${one}`);
+}
+
+function header(sql: Queryable, target: ResultTarget, state: EngineResult["state"], now: Date): Fragment {
+  const milestone = state.milestone ? sql.json(state.milestone as never) : null;
+  if ("newProcess" in target) {
+    const process = target.newProcess;
+    return sql`
+      insert into workflow_processes (id, tenant_id, test, app_id, version_id, name, tags, owner_id, actual_user_id,
+                                      status, milestone, data, business_id, things, parent_process_id, parent_task_id,
+                                      depth, created_at, updated_at)
+      values (${process.id}, ${process.tenantId}, ${process.test}, ${process.appId}, ${process.versionId}, ${process.name},
+              ${process.tags}, ${process.ownerId}, ${process.actualUserId}, ${state.status}, ${milestone},
+              ${sql.json(state.data as never)}, ${process.businessId}, ${process.things}, ${process.parentProcessId},
+              ${process.parentTaskId}, ${process.depth}, ${now}, ${now})
+      returning *`;
+  }
+  const ended = state.status === "done" || state.status === "killed";
+  return sql`
+    update workflow_processes set status = ${state.status}, milestone = ${milestone},
+      data = ${sql.json(state.data as never)}, updated_at = ${now},
+      ended_at = ${ended ? sql`coalesce(ended_at, ${now})` : null}
+    where id = ${target.process.id}
+    returning *`;
+}
+
+/**
+ * The to-do rows of the touched tasks that are to-do: one per candidate, and one per user a
+ * candidate entrusted the app's tasks to (chains followed at most 8 deep, cycles ignored), which
+ * names that candidate in `entrusted_by`.
+ */
+function todoInserts(
+  sql: Queryable,
+  process: ProcessKeys,
+  touched: TaskState[],
+  suspended: boolean,
+  options: { delegation: DelegationScope; thingSteps: ReadonlySet<string> },
+): Fragment[] {
+  const candidates = touched
+    .filter((task) => task.status === "todo")
+    .flatMap((task) =>
+      task.candidates.map((user, ordinal) => ({
+        user_id: user,
+        task_id: task.id,
+        ordinal,
+        thing: options.thingSteps.has(task.node),
+        assigned_at: toIso(task.assignedAt),
+      })),
+    );
+  if (candidates.length === 0) return [];
+  const { appId, now } = options.delegation;
+  return [
+    sql`candidate as (
+      select * from jsonb_to_recordset(${sql.json(candidates as never)})
+        as r(user_id uuid, task_id uuid, ordinal int, thing boolean, assigned_at timestamptz))`,
+    sql`reached (origin, user_id, task_id, ordinal, thing, assigned_at, depth, path) as (
+      select user_id, user_id, task_id, ordinal, thing, assigned_at, 0, array[user_id] from candidate
+      union all
+      select r.origin, e.entrustee_id, r.task_id, r.ordinal, r.thing, r.assigned_at, r.depth + 1, r.path || e.entrustee_id
+      from reached r join workflow_entrustments e on e.entruster_id = r.user_id
+      where r.depth < 8 and e.tenant_id = ${process.tenantId} and (e.app_id is null or e.app_id = ${appId})
+        and e.valid_from <= ${now} and e.valid_to > ${now} and e.entrustee_id <> all(r.path))`,
+    sql`new_todo as (
+      insert into workflow_todo (user_id, task_id, process_id, tenant_id, test, entrusted_by, sep, thing, suspended, assigned_at)
+      select distinct on (user_id, task_id) user_id, task_id, ${process.id}, ${process.tenantId}, ${process.test},
+             case when depth = 0 then null else origin end, user_id <> ${process.ownerId}, thing, ${suspended}, assigned_at
+      from reached
+      order by user_id, task_id, depth, ordinal
+      on conflict (user_id, task_id) do nothing
+      returning user_id, entrusted_by)`,
+  ];
+}
+
+/** The activities and outbox events of a change, as CTEs; `entry` is the process's serial number. */
+export function journal(
+  sql: Queryable,
+  process: Pick<ProcessRow, "id" | "tenantId" | "test" | "appId">,
+  entry: Fragment,
+  activities: readonly ActivityRecord[],
+  events: readonly EngineEvent[],
+): Fragment[] {
+  const ctes: Fragment[] = [];
+  if (activities.length > 0) {
+    ctes.push(sql`activity as (
+      insert into workflow_activities (tenant_id, test, process_id, entry, app_id, category, level, tags, description, user_id, task_id)
+      select ${process.tenantId}, ${process.test}, ${process.id}, ${entry}, ${process.appId}, a.category, a.level, a.tags,
+             a.description, a."user", a.task
+      from jsonb_to_recordset(${sql.json(activities as never)}) as a(category text, level text, tags text, description text, "user" uuid, task uuid))`);
+  }
+  if (events.length > 0) {
+    const rows = events.map((event) => ({
+      type: event.type,
+      task: "task" in event ? event.task : null,
+      users: "users" in event ? event.users : "user" in event && event.user ? [event.user] : [],
+      payload: event,
+    }));
+    ctes.push(sql`event as (
+      insert into workflow_events (tenant_id, test, process_id, type, task_id, users, payload)
+      select ${process.tenantId}, ${process.test}, ${process.id}, e.type, e.task, e.users, e.payload
+      from jsonb_to_recordset(${sql.json(rows as never)}) as e(type text, task uuid, users uuid[], payload jsonb))`);
+  }
+  return ctes;
+}
+
+/** Records an activity outside an engine command (data changes, reminders, administration), with its event. */
+export async function recordActivity(
+  sql: Queryable,
+  process: ProcessRow,
+  activity: ActivityRecord,
+  event?: EngineEvent,
+): Promise<void> {
+  const entry = sql`(select entry from workflow_processes where id = ${process.id})`;
+  const ctes = journal(sql, process, entry, [activity], event ? [event] : []);
+  await sql`with ${ctes.reduce((all, one) => sql`${all}, ${one}`)} select`;
+}

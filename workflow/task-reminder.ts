@@ -1,0 +1,215 @@
+import type { WorkflowReminder } from "../contracts/bootstrap.ts";
+import type { Broker } from "../contracts/broker.ts";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import {
+  channelRuleViolations,
+  type NotificationBody,
+  type NotificationUser,
+  RECIPIENTS_PER_LIST,
+} from "../contracts/notification.ts";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import type { JobClient } from "../runtime/broker/job-client.ts";
+import type { Queryable, Sql } from "../runtime/database.ts";
+import {
+  newNotificationId,
+  publishDeliveries,
+  recordNotification,
+} from "../runtime/notification-delivery.ts";
+import type { NewDeliveryTask } from "../runtime/store/notifications.ts";
+import { tenantReminder } from "../runtime/store/tenants.ts";
+import { compiledVersion } from "./app-store.ts";
+import type { ActivityRecord } from "./engine.ts";
+import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";
+import type { ProfileView } from "./process-view-store.ts";
+import { profiles } from "./process-views.ts";
+import { recordActivity } from "./result-writer.ts";
+
+/**
+ * Spec 001 4.9: a supervision reminder to whoever may handle a to-do task (its candidates and
+ * their delegates), on the channel and with the text of the tenant's `workflow.reminder` setting.
+ * It goes through the notification pipeline like any send, so its delivery is tracked (and
+ * retried) the same way and the calling application sees it through the status API.
+ */
+
+export interface ReminderRequest {
+  tenantId: string;
+  test: boolean;
+  taskId: string;
+  /** The application that asks; the notification is recorded as its send. */
+  applicationId: string;
+  /** The user the call names, recorded on the activity; null for the application itself. */
+  operator: string | null;
+  /** A Workflow application's own app: it reminds of its own workflow's tasks only. */
+  appId: string | undefined;
+}
+
+/** The channels operators configured: every name, and those that are not built in. */
+export interface ReminderChannels {
+  configured: ReadonlySet<string>;
+  external: ReadonlySet<string>;
+}
+
+/** One notification a reminder made (more than one when there are over 100 recipients). */
+export interface SentReminder {
+  id: string;
+  channel: string;
+  accounts: string[];
+}
+
+/** Records the reminder with its activity in one transaction, then hands its deliveries on. */
+export async function remindTask(
+  sql: Sql,
+  queues: { broker: Broker; jobs: JobClient },
+  channels: ReminderChannels,
+  request: ReminderRequest,
+): Promise<SentReminder[]> {
+  // Fail before recording anything when the deliveries could not be handed on.
+  if (!queues.broker.isConnected())
+    throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
+  const { sent, tasks } = await sql.begin((tx) => recordReminder(tx, channels, request));
+  await publishDeliveries(queues.jobs, tasks);
+  return sent;
+}
+
+async function recordReminder(
+  tx: Queryable,
+  channels: ReminderChannels,
+  request: ReminderRequest,
+): Promise<{ sent: SentReminder[]; tasks: NewDeliveryTask[] }> {
+  const taskId = request.taskId.toLowerCase();
+  // Locked like a command, so a reminder never goes out for a task handled in the meantime.
+  const locked = await lockProcess(tx, request.tenantId, request.test, { task: taskId });
+  const task = locked?.state.tasks.find((candidate) => candidate.id === taskId);
+  if (!locked || !task) throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${request.taskId}`);
+  const { process } = locked;
+  if (request.appId && request.appId !== process.appId)
+    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
+  const reminder = await configuredReminder(tx, request.tenantId, channels);
+  if (process.status === "done" || process.status === "killed")
+    throw new WorkflowRefusal("PROCESS_ENDED", `process ${process.entry} has ended`);
+  if (process.status === "suspended")
+    throw new WorkflowRefusal("PROCESS_SUSPENDED", `process ${process.entry} is suspended`);
+  if (task.status !== "todo")
+    throw new WorkflowRefusal("TASK_ALREADY_HANDLED", `task ${taskId} is not to do (${task.status})`);
+
+  const people = [
+    ...(await profiles(tx, await todoUsersOfTask(tx, request.tenantId, request.test, taskId))).values(),
+  ].sort((a, b) => a.account.localeCompare(b.account));
+  const reachable = people.filter((person) => reachableOn(reminder.channel, person));
+  if (reachable.length === 0)
+    throw new WorkflowRefusal(
+      "NO_RECIPIENT",
+      `none of the task's handlers can be reached on channel ${reminder.channel}`,
+    );
+
+  const workflow = await compiledVersion(tx, process.versionId);
+  const step = workflow.nodes.get(task.node)?.name ?? task.node;
+  const words = { process: process.name, step, entry: String(process.entry) };
+  const name = fill(reminder.title ?? "{process}: {step}", words);
+  const text = fill(reminder.text, words);
+
+  const sent: SentReminder[] = [];
+  const tasks: NewDeliveryTask[] = [];
+  for (let start = 0; start < reachable.length; start += RECIPIENTS_PER_LIST) {
+    const group = reachable.slice(start, start + RECIPIENTS_PER_LIST);
+    const id = newNotificationId();
+    const body = { id, ...bodyFor(reminder.channel, name, text, group) };
+    const [violation] = channelRuleViolations(body, channels.external);
+    if (violation)
+      throw new WorkflowRefusal(
+        "REMINDER_NOT_CONFIGURED",
+        `the reminder breaks a rule of channel ${reminder.channel}: ${violation.field} ${violation.message}`,
+      );
+    const recorded = await recordNotification(tx, {
+      id,
+      applicationId: request.applicationId,
+      senderUserId: null,
+      tenantId: request.tenantId,
+      body,
+    });
+    tasks.push(...recorded.tasks);
+    sent.push({ id, channel: reminder.channel, accounts: group.map((person) => person.account) });
+  }
+  await recordActivity(tx, process, reminderActivity(process, step, reachable, reminder, request));
+  return { sent, tasks };
+}
+
+/** The tenant's reminder, refused when its settings give none or name a channel the platform lacks. */
+async function configuredReminder(
+  sql: Queryable,
+  tenantId: string,
+  channels: ReminderChannels,
+): Promise<WorkflowReminder> {
+  const reminder = await tenantReminder(sql, tenantId);
+  if (!reminder)
+    throw new WorkflowRefusal("REMINDER_NOT_CONFIGURED", "the tenant's settings give no workflow.reminder");
+  const missing =
+    reminder.channel === "app_sms"
+      ? !(channels.configured.has("app") && channels.configured.has("sms"))
+      : !channels.configured.has(reminder.channel);
+  if (missing)
+    throw new WorkflowRefusal(
+      "REMINDER_NOT_CONFIGURED",
+      `the reminder's channel ${reminder.channel} is not configured on this platform`,
+    );
+  return reminder;
+}
+
+/** Replaces `{process}`, `{step}` and `{entry}`; other braces are left as written. */
+function fill(template: string, words: Record<string, string>): string {
+  return template.replace(/\{(process|step|entry)\}/g, (_whole, word: string) => words[word]!);
+}
+
+/** Whether the channel has an address of the person's to send to. */
+function reachableOn(channel: string, person: ProfileView): boolean {
+  if (channel === "email") return Boolean(person.email);
+  if (channel === "sms") return Boolean(person.phone);
+  return Boolean(person.account) || (channel === "app_sms" && Boolean(person.phone));
+}
+
+/** The notification spec 000 would take for this channel: its recipient list and the text. */
+function bodyFor(channel: string, name: string, text: string, people: ProfileView[]): NotificationBody {
+  const common = { name, content: text, channels: [channel] };
+  if (channel === "email") return { ...common, emails: people.map((person) => person.email!) };
+  if (channel === "sms") return { ...common, phones: people.map((person) => person.phone!) };
+  if (channel === "app") return { ...common, accounts: people.map((person) => person.account) };
+  if (channel === "app_sms")
+    return {
+      ...common,
+      accounts: people.map((person) => person.account),
+      phones: people.map((person) => person.phone ?? ""),
+    };
+  const users: NotificationUser[] = people.map((person) => ({
+    id: person.id,
+    name: person.name,
+    account: person.account,
+    ...(person.email ? { email: person.email } : {}),
+    ...(person.phone ? { phone: person.phone } : {}),
+  }));
+  return { ...common, users };
+}
+
+/** The accounts reminded, the first 20 by name so a large group keeps the record short. */
+function who(people: ProfileView[]): string {
+  const named = people.slice(0, 20).map((person) => person.account);
+  return people.length > named.length
+    ? `${named.join(", ")} and ${people.length - named.length} more`
+    : named.join(", ");
+}
+
+function reminderActivity(
+  process: ProcessRow,
+  step: string,
+  people: ProfileView[],
+  reminder: WorkflowReminder,
+  request: ReminderRequest,
+): ActivityRecord {
+  return {
+    category: "NOTIFICATION",
+    level: "INFO",
+    tags: "remind",
+    description: `reminded ${who(people)} of ${step} of ${process.name} on ${reminder.channel}`,
+    user: request.operator,
+    task: request.taskId.toLowerCase(),
+  };
+}

@@ -1,0 +1,54 @@
+import type { Bootstrap, BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import type { BootstrapEntry } from "../runtime/bootstrap.ts";
+import { ConfigError } from "../runtime/config.ts";
+import type { Queryable } from "../runtime/database.ts";
+import { tenantByDomain } from "../runtime/store/tenants.ts";
+import { replaceListedPermissions } from "./app-permission-store.ts";
+import { deployVersion, setVersionOnline, upsertWorkflowApp, type WorkflowApp } from "./app-store.ts";
+
+/** A deployed version: its id and number, and whether this deployment created it. */
+export interface DeployedVersion {
+  id: string;
+  number: number;
+  created: boolean;
+}
+
+/**
+ * Creates or updates a workflow app and deploys its versions (a definition deployed before is the
+ * same version again), each put on or off line for formal and test data as the entry says; the
+ * lists of administrators and guests given replace those the entry gave before.
+ */
+export async function deployWorkflow(
+  sql: Queryable,
+  tenantId: string,
+  workflow: Omit<BootstrapWorkflow, "tenant">,
+): Promise<{ app: WorkflowApp; versions: DeployedVersion[] }> {
+  const { versions, administrators, guests, ...fields } = workflow;
+  const app = await upsertWorkflowApp(sql, tenantId, fields);
+  if (administrators) await replaceListedPermissions(sql, tenantId, app.id, "admin", administrators);
+  if (guests) await replaceListedPermissions(sql, tenantId, app.id, "guest", guests);
+  const deployed: DeployedVersion[] = [];
+  for (const version of versions) {
+    const { version: row, created } = await deployVersion(sql, app.id, version.definition, version.name);
+    await setVersionOnline(sql, app.id, row.id, false, version.online);
+    await setVersionOnline(sql, app.id, row.id, true, version.beta);
+    deployed.push({ id: row.id, number: row.number, created });
+  }
+  return { app, versions: deployed };
+}
+
+/** The bootstrap file's `workflows`, as entries the bootstrap applies like its own. */
+export function workflowBootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[] {
+  return bootstrap.workflows.map((workflow) => ({
+    kind: "workflow",
+    key: `${workflow.tenant}/${workflow.code}`,
+    value: workflow,
+    async apply(tx: Queryable) {
+      const tenant = await tenantByDomain(tx, workflow.tenant);
+      if (!tenant)
+        throw new ConfigError(`workflow ${workflow.code}: no tenant with domain ${workflow.tenant}`);
+      const { tenant: _, ...rest } = workflow;
+      await deployWorkflow(tx, tenant.id, rest);
+    },
+  }));
+}
