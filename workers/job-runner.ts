@@ -13,11 +13,24 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-/** A job handler: done, retry (a later attempt may help) or fail (it never will). */
-export type JobHandler<Payload> = (payload: Payload, context: JobContext) => Promise<HandlerOutcome>;
+/**
+ * What a handler decides: done (with the answer, for a kind whose caller waits for one), retry (a
+ * later attempt may help) or fail (it never will).
+ */
+export type JobOutcome<Result = undefined> =
+  | ([Result] extends [undefined] ? { outcome: "done" } : { outcome: "done"; reply: Result })
+  | Exclude<HandlerOutcome, { outcome: "done" }>;
+
+export type JobHandler<Payload, Result = undefined> = (
+  payload: Payload,
+  context: JobContext,
+) => Promise<JobOutcome<Result>>;
+
+/** The answer of a catalogued kind: its result schema's type, or nothing. */
+type ResultOf<Job> = Job extends { result: infer Result extends z.ZodType } ? z.output<Result> : undefined;
 
 export type JobHandlers<Catalogue extends JobCatalogue> = {
-  [Name in keyof Catalogue]: JobHandler<z.infer<Catalogue[Name]["payload"]>>;
+  [Name in keyof Catalogue]: JobHandler<z.output<Catalogue[Name]["payload"]>, ResultOf<Catalogue[Name]>>;
 };
 
 export interface StartJobsOptions {
@@ -75,7 +88,7 @@ export async function startJobConsumers<Catalogue extends JobCatalogue>(
   await broker.declare(jobs.map(queueDefinition));
   const consumers: Consumer[] = [];
   for (const { name, job } of consumed) {
-    const handler = handlers[name as keyof Catalogue] as JobHandler<unknown>;
+    const handler = handlers[name as keyof Catalogue] as JobHandler<unknown, unknown>;
     const jobLog = log.child({ queue: job.queue });
     const consumer = await broker.consume(
       job.queue,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ChannelError, defineChannelPlugin } from "../../contracts/channel-plugin.ts";
 import { createJsonClient, type JsonReply } from "../shared/json-client.ts";
+import { readCampusAppAnswer } from "./campus-app-answer.ts";
 
 const configSchema = z
   .object({
@@ -13,12 +14,10 @@ const configSchema = z
   })
   .strict();
 
-/** Reasons the campus app gives for not reaching a user: no point retrying, SMS may still work. */
-const RECIPIENT_REFUSALS = new Set(["not_installed", "notifications_off", "other_account"]);
-
 /**
  * The campus app's push API: one JSON message per account, with the task id as the idempotency
- * key. A refusal for the recipient lets `app_sms` fall back to SMS.
+ * key. A failure that may pass (no answer, a 5xx, a 429) is retryable; any other is final, and
+ * the worker sends the SMS of an `app_sms` task once its app leg is final.
  */
 export default defineChannelPlugin({
   name: "app",
@@ -47,13 +46,9 @@ export default defineChannelPlugin({
             cause: error,
           });
         }
-        const reply = (response.body ?? {}) as { id?: string; error?: string; message?: string };
-        if (response.ok) return reply.id ? { providerMessageId: reply.id } : {};
-        const text = `campus app: ${response.status} ${reply.error ?? ""} ${reply.message ?? ""}`.trim();
-        if (reply.error && RECIPIENT_REFUSALS.has(reply.error)) {
-          throw new ChannelError(text, { retryable: false, recipientRefused: true });
-        }
-        throw new ChannelError(text, { retryable: response.status === 429 || response.status >= 500 });
+        const answer = readCampusAppAnswer(response);
+        if (answer.sent) return answer.messageId ? { providerMessageId: answer.messageId } : {};
+        throw new ChannelError(answer.reason, { retryable: answer.retryable });
       },
       close: () => client.close(),
     };

@@ -21,7 +21,7 @@ const SYSTEM_BUSY = -1;
  * and its data map; the recipient is the user's account, added here as the platform's `touser`.
  */
 export default defineChannelPlugin({
-  name: "msgapp-template",
+  name: "msgapp_template",
   configSchema,
   create(config) {
     const endpoint = `${config.baseUrl.replace(/\/$/, "")}/message/template/send`;

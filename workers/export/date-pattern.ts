@@ -88,11 +88,15 @@ const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
- * A date datum as a Date: milliseconds since the epoch, or an ISO 8601 date or date-time; one
- * without a zone offset is a wall-clock time in the export's time zone. Anything else is not a date.
+ * A date datum as a Date: Unix seconds, as spec 001 writes every time, or an ISO 8601 date or
+ * date-time; one without a zone offset is a wall-clock time in the export's time zone. Anything
+ * else (a number past any date included) is not a date.
  */
 export function toDate(value: unknown, timeZone: string): Date | undefined {
-  if (typeof value === "number" && Number.isFinite(value)) return new Date(value);
+  if (typeof value === "number") {
+    const date = new Date(value * 1000);
+    return Number.isNaN(date.getTime()) ? undefined : date;
+  }
   if (typeof value !== "string") return undefined;
   const match = ISO_DATE_TIME.exec(value.trim());
   if (!match) return undefined;
@@ -113,6 +117,25 @@ export function toDate(value: unknown, timeZone: string): Date | undefined {
   const digits = zone.slice(1).replace(":", "");
   const offsetMinutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2));
   return new Date(fields - sign * offsetMinutes * 60_000);
+}
+
+/**
+ * The wall-clock time `date` reads in `timeZone`, as a Date whose UTC fields hold it: what a
+ * spreadsheet cell, which knows no time zones, is given.
+ */
+export function wallClockDate(date: Date, timeZone: string): Date {
+  const parts = partsIn(date, timeZone);
+  return new Date(
+    Date.UTC(
+      parts.year,
+      parts.month - 1,
+      parts.day,
+      parts.hour,
+      parts.minute,
+      parts.second,
+      parts.millisecond,
+    ),
+  );
 }
 
 export function formatDate(date: Date, pattern: string, timeZone: string): string {

@@ -3,7 +3,6 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
   type DocumentExport,
@@ -15,7 +14,7 @@ import {
 } from "../../contracts/export.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { TemplateSource } from "../../runtime/template-source.ts";
-import type { JobContext } from "../job-runner.ts";
+import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { fieldTypesOf, imageSourcesIn, loadImages } from "./docx-images.ts";
 import { renderDocx } from "./docx-template.ts";
 import type { OfficeConverter } from "./office-converter.ts";
@@ -26,7 +25,7 @@ export interface ExportDeps {
   storage: FileStorage;
   templates: TemplateSource;
   converter: OfficeConverter;
-  /** The zone dates in documents are shown in. */
+  /** The zone dates in documents and spreadsheets are shown in. */
   timeZone: string;
 }
 
@@ -36,12 +35,18 @@ export interface ExportDeps {
  * with file links or the stream, answering where they are.
  */
 export function exportDocument(deps: ExportDeps) {
-  return async (job: ExportJob, context: JobContext): Promise<HandlerOutcome> => {
+  return async (job: ExportJob, context: JobContext): Promise<JobOutcome<ExportResult>> => {
     try {
       const template = job.templateUri ? await deps.templates.fetch(job.templateUri) : undefined;
       const outputs =
         job.format === "xlsx"
-          ? [await store(deps.storage, `${job.outputPrefix}.xlsx`, await spreadsheet(job, template))]
+          ? [
+              await store(
+                deps.storage,
+                `${job.outputPrefix}.xlsx`,
+                await spreadsheet(job, template, deps.timeZone),
+              ),
+            ]
           : await documentOutputs(deps, job, template!, job.document!);
       const reply: ExportResult = { mime: EXPORT_MIME[job.format], outputs };
       return { outcome: "done", reply };
@@ -57,9 +62,9 @@ export function exportDocument(deps: ExportDeps) {
   };
 }
 
-async function spreadsheet(job: ExportJob, template: Buffer | undefined): Promise<Buffer> {
+async function spreadsheet(job: ExportJob, template: Buffer | undefined, timeZone: string): Promise<Buffer> {
   try {
-    return await renderXlsx(job.xlsx!, template);
+    return await renderXlsx(job.xlsx!, template, timeZone);
   } catch (error) {
     throw new PlatformError(
       ErrorCode.Unprocessable,

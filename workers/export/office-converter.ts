@@ -138,6 +138,9 @@ export class OfficeConverter {
     const office: RunningOffice = { process: child, ready: Promise.resolve() };
     let wasReady = false;
     let stderr = "";
+    // A bridge that died while a conversion was being written closes its stdin: the exit handler
+    // answers that conversion, so the write's EPIPE has nothing left to say.
+    child.stdin!.on("error", () => {});
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2000);
     });

@@ -2,8 +2,8 @@
 
 Starts soffice headless on a private profile and pipe, connects to it over UNO, and converts
 documents on request: one JSON line in on stdin ({"input", "output", "filter"}), one JSON line
-out on stdout ({"ok": true} or {"error": "..."}). Exits when soffice dies or stdin closes, so the
-worker that runs it sees the process end and starts another.
+out on stdout ({"ok": true} or {"error": "..."}). Exits when soffice dies or stdin closes (after
+asking soffice to quit), so the worker that runs it sees the process end and starts another.
 """
 
 import json
@@ -60,6 +60,28 @@ def convert(desktop, request):
         document.close(True)
 
 
+def stop(office, desktop):
+    """Asks soffice to quit, as a user would: stopped by a signal instead, it leaves its pipes
+    (/tmp/OSL_PIPE_*) behind. The signal is kept for a soffice that does not quit in time."""
+    if office.poll() is not None:
+        return
+    if desktop is not None:
+        try:
+            desktop.terminate()
+        except Exception:  # noqa: BLE001 - the connection may drop as soffice quits
+            pass
+        try:
+            office.wait(5)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    office.terminate()
+    try:
+        office.wait(3)
+    except subprocess.TimeoutExpired:
+        office.kill()
+
+
 def main():
     soffice, profile_dir, pipe_name = sys.argv[1:4]
     office = subprocess.Popen(
@@ -78,6 +100,7 @@ def main():
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    desktop = None
     try:
         desktop = connect(office, pipe_name)
         reply({"ready": True, "pid": office.pid})
@@ -92,12 +115,7 @@ def main():
                     sys.exit(f"soffice exited with {office.returncode}")
                 reply({"error": str(error)})
     finally:
-        if office.poll() is None:
-            office.terminate()
-            try:
-                office.wait(10)
-            except subprocess.TimeoutExpired:
-                office.kill()
+        stop(office, desktop)
 
 
 if __name__ == "__main__":

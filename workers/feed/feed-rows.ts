@@ -1,52 +1,7 @@
 import type { FeedEntity } from "../../contracts/feed.ts";
-
-/** A feed entity as it is staged: column values in the order of its staging table. */
-export interface StagedRow {
-  /** The row's key (account, code or account:dept:post), for rejects and logs. */
-  key: string;
-  values: unknown[];
-  /** The entity's `timestamp`, null when the provider gave none. */
-  timestamp: number | null;
-}
+import type { StagedRow } from "../../runtime/store/feed-stage.ts";
 
 export type RowResult = { ok: true; row: StagedRow } | { ok: false; key: string | null; reason: string };
-
-/** Staging columns after `run_id, ord`, per entity, matching the `feed_stage_*` tables. */
-export const STAGE_COLUMNS: Record<FeedEntity, readonly { name: string; type: string }[]> = {
-  users: [
-    { name: "account", type: "text" },
-    { name: "name", type: "text" },
-    { name: "email", type: "text" },
-    { name: "phone", type: "text" },
-    { name: "disabled", type: "boolean" },
-    { name: "ts", type: "bigint" },
-  ],
-  depts: [
-    { name: "code", type: "text" },
-    { name: "name", type: "text" },
-    { name: "parent_code", type: "text" },
-    { name: "independent", type: "boolean" },
-    { name: "disabled", type: "boolean" },
-    { name: "ts", type: "bigint" },
-  ],
-  posts: [
-    { name: "code", type: "text" },
-    { name: "name", type: "text" },
-    { name: "formal", type: "boolean" },
-    { name: "biz_types", type: "jsonb" },
-    { name: "disabled", type: "boolean" },
-    { name: "ts", type: "bigint" },
-  ],
-  occupies: [
-    { name: "account", type: "text" },
-    { name: "dept_code", type: "text" },
-    { name: "post_code", type: "text" },
-    { name: "user_code", type: "text" },
-    { name: "bizes", type: "jsonb" },
-    { name: "disabled", type: "boolean" },
-    { name: "ts", type: "bigint" },
-  ],
-};
 
 class Rejected extends Error {}
 

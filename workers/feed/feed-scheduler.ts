@@ -1,8 +1,8 @@
-import type { Broker } from "../../contracts/broker.ts";
+import type { JobClient } from "../../runtime/broker/job-client.ts";
 import type { Sql } from "../../runtime/database.ts";
-import { claimDueFeeds, enqueueFeedSync } from "../../runtime/directory/feeds.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
+import { claimDueFeeds, enqueueFeedSync } from "../../runtime/store/feeds.ts";
 
 /** How often feed workers look for feeds whose scheduled time has come. */
 export const FEED_SCHEDULE_TICK_MS = 5_000;
@@ -12,13 +12,13 @@ export const FEED_SCHEDULE_TICK_MS = 5_000;
  * due feed moves it to its next time, so each run is queued once however many workers look.
  */
 export function startFeedScheduler(
-  deps: { sql: Sql; broker: Broker; log: Logger },
+  deps: { sql: Sql; jobs: JobClient; log: Logger },
   tickMs = FEED_SCHEDULE_TICK_MS,
 ) {
   return runPeriodically(
     async () => {
       for (const tenantId of await claimDueFeeds(deps.sql)) {
-        await enqueueFeedSync(deps.broker, tenantId, "schedule");
+        await enqueueFeedSync(deps.jobs, tenantId, "schedule");
       }
     },
     tickMs,

@@ -1,4 +1,3 @@
-import type { HandlerOutcome } from "../../contracts/broker.ts";
 import {
   ENTITY_PLACEHOLDER,
   FEED_ENTITIES,
@@ -6,13 +5,24 @@ import {
   type FeedSyncJob,
 } from "../../contracts/feed.ts";
 import type { Sql } from "../../runtime/database.ts";
-import { type FeedSettings, feedSettings } from "../../runtime/directory/feeds.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import type { JobContext } from "../job-runner.ts";
-import { mergeFeed } from "./feed-merge.ts";
+import { analyzeDirectory, mergeFeed } from "../../runtime/store/feed-merge.ts";
+import {
+  abandonFeedRun,
+  beatFeedRun,
+  failFeedRun,
+  feedRunState,
+  insertFeedRejects,
+  pruneFeedRuns,
+  runningFeedRun,
+  startFeedRun,
+  succeedFeedRun,
+} from "../../runtime/store/feed-runs.ts";
+import { clearStage, FeedStage } from "../../runtime/store/feed-stage.ts";
+import { type FeedSettings, feedSettings, setFeedSyncedSince } from "../../runtime/store/feeds.ts";
+import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { FeedFormatError, feedEntities } from "./feed-response-stream.ts";
 import { readFeedRow } from "./feed-rows.ts";
-import { clearStage, FeedStage } from "./feed-staging.ts";
 
 export interface FeedDeps {
   sql: Sql;
@@ -80,21 +90,12 @@ async function claimRun(
 ): Promise<Claim> {
   const { sql, staleAfterSeconds } = deps;
   for (let attempt = 0; attempt < 10; attempt++) {
-    const [claimed] = await sql<{ id: string; startedAt: number }[]>`
-      insert into feed_runs (tenant_id, trigger, status, since)
-      values (${job.tenantId}, ${job.trigger}, 'running', ${since})
-      on conflict (tenant_id) where status = 'running' do nothing
-      returning id, extract(epoch from started_at)::float8 as "startedAt"`;
+    const claimed = await startFeedRun(sql, { tenantId: job.tenantId, trigger: job.trigger, since });
     if (claimed) return { runId: claimed.id, startedAt: Math.floor(claimed.startedAt) };
-    const [running] = await sql<{ id: string; stale: boolean; startedMs: number }[]>`
-      select id, heartbeat_at < now() - make_interval(secs => ${staleAfterSeconds}) as stale,
-             extract(epoch from started_at)::float8 * 1000 as "startedMs"
-      from feed_runs where tenant_id = ${job.tenantId} and status = 'running'`;
+    const running = await runningFeedRun(sql, job.tenantId, staleAfterSeconds);
     if (!running) continue;
     if (running.stale) {
-      await sql`
-        update feed_runs set status = 'abandoned', finished_at = now(), error = 'its worker stopped answering'
-        where id = ${running.id} and status = 'running'`;
+      await abandonFeedRun(sql, running.id);
       await clearStage(sql, running.id);
       continue;
     }
@@ -110,9 +111,7 @@ async function claimRun(
 async function runEnd(deps: FeedDeps, runId: string, signal: AbortSignal): Promise<string> {
   const pause = heartbeatMs(deps.staleAfterSeconds);
   for (;;) {
-    const [run] = await deps.sql<{ status: string; stale: boolean }[]>`
-      select status, heartbeat_at < now() - make_interval(secs => ${deps.staleAfterSeconds}) as stale
-      from feed_runs where id = ${runId}`;
+    const run = await feedRunState(deps.sql, runId, deps.staleAfterSeconds);
     if (!run) return "gone";
     if (run.status !== "running") return run.status;
     if (run.stale) return "stale";
@@ -128,7 +127,7 @@ async function runEnd(deps: FeedDeps, runId: string, signal: AbortSignal): Promi
  */
 export function syncFeed(deps: FeedDeps) {
   const { sql } = deps;
-  return async (job: FeedSyncJob, context: JobContext): Promise<HandlerOutcome> => {
+  return async (job: FeedSyncJob, context: JobContext): Promise<JobOutcome> => {
     const settings = await feedSettings(sql, job.tenantId);
     if (!settings?.enabled) {
       context.log.info({ tenantId: job.tenantId }, "no enabled feed for this tenant; nothing to sync");
@@ -141,7 +140,7 @@ export function syncFeed(deps: FeedDeps) {
     const { runId } = claim;
     const log = context.log.child({ runId, tenantId: job.tenantId });
     const heartbeat = setInterval(() => {
-      sql`update feed_runs set heartbeat_at = now() where id = ${runId}`.catch(() => {});
+      beatFeedRun(sql, runId).catch(() => {});
     }, heartbeatMs(deps.staleAfterSeconds));
     heartbeat.unref();
     const counts = {} as Record<FeedEntity, EntityCounts>;
@@ -165,35 +164,22 @@ export function syncFeed(deps: FeedDeps) {
           counts[entity].rejected += merged[entity].unresolved;
         }
         if (rejects.length > 0) {
-          await tx`insert into feed_rejects ${tx(
-            rejects.map((reject) => ({
-              run_id: runId,
-              entity: reject.entity,
-              row_index: reject.index,
-              key: reject.key,
-              reason: reject.reason,
-            })),
-          )}`;
+          await insertFeedRejects(tx, runId, rejects);
         }
-        await tx`update tenant_feeds set synced_since = ${claim.startedAt} where tenant_id = ${job.tenantId}`;
-        await tx`
-          update feed_runs set status = 'succeeded', finished_at = now(), counts = ${tx.json(counts as never)}
-          where id = ${runId}`;
+        await setFeedSyncedSince(tx, job.tenantId, claim.startedAt);
+        await succeedFeedRun(tx, runId, counts);
       });
       const applied = FEED_ENTITIES.reduce(
         (sum, entity) => sum + counts[entity].applied + counts[entity].disabled,
         0,
       );
       // Fresh statistics at once, or searches plan for the directory as it was before a large change.
-      if (applied >= ANALYZE_AFTER_ROWS) await sql`analyze users, departments, posts, occupancies`;
+      if (applied >= ANALYZE_AFTER_ROWS) await analyzeDirectory(sql);
       log.info({ counts }, "feed synced");
       return { outcome: "done" };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await sql`
-        update feed_runs set status = 'failed', finished_at = now(), error = ${message.slice(0, 2000)},
-               counts = ${sql.json(counts as never)}
-        where id = ${runId}`;
+      await failFeedRun(sql, runId, message, counts);
       if (error instanceof FeedUnavailable || context.signal.aborted) {
         log.warn({ err: message }, "feed run failed; the directory is unchanged");
         return { outcome: "retry", reason: message };
@@ -202,9 +188,7 @@ export function syncFeed(deps: FeedDeps) {
     } finally {
       clearInterval(heartbeat);
       await clearStage(sql, runId);
-      await sql`
-        delete from feed_runs where tenant_id = ${job.tenantId} and status <> 'running' and id not in (
-          select id from feed_runs where tenant_id = ${job.tenantId} order by started_at desc limit ${RUNS_KEPT})`;
+      await pruneFeedRuns(sql, job.tenantId, RUNS_KEPT);
     }
   };
 }

@@ -1,8 +1,8 @@
 import type { Sql } from "../../runtime/database.ts";
-import { takeUnusedBlobs } from "../../runtime/directory/files.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
+import { takeUnusedBlobs } from "../../runtime/store/files.ts";
 
 const BATCH = 500;
 

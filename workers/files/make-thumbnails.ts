@@ -1,10 +1,9 @@
 import sharp, { type Sharp } from "sharp";
-import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { thumbSize } from "../../contracts/files.ts";
 import type { Sql } from "../../runtime/database.ts";
-import { fileById, recordThumb } from "../../runtime/directory/files.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import type { JobContext } from "../job-runner.ts";
+import { fileById, recordThumb } from "../../runtime/store/files.ts";
+import type { JobContext, JobOutcome } from "../job-runner.ts";
 
 export interface ThumbnailDeps {
   sql: Sql;
@@ -20,7 +19,7 @@ const MAX_INPUT_PIXELS = 100_000_000;
  * never above 1024x768. JPEG originals give JPEG thumbnails; everything else PNG (transparency kept).
  */
 export function makeThumbnails(deps: ThumbnailDeps) {
-  return async ({ fileId }: { fileId: string }, context: JobContext): Promise<HandlerOutcome> => {
+  return async ({ fileId }: { fileId: string }, context: JobContext): Promise<JobOutcome> => {
     const file = await fileById(deps.sql, fileId);
     if (!file?.mime.startsWith("image/") || file.thumbsizes.length === 0) return { outcome: "done" };
     const original = await deps.storage.readBytes(file.storageKey);

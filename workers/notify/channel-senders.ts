@@ -2,27 +2,26 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
 import type { ChannelPlugin } from "../../contracts/channel-plugin.ts";
+import type { BuiltInPluginName } from "../../contracts/channels.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { GatedSender } from "./gated-sender.ts";
 
+type PluginModule = Promise<{ default: ChannelPlugin<unknown> }>;
+
 /** The plugins that ship with the platform, by the name a channel's `plugin` field gives. */
-const BUILT_IN_PLUGINS: Record<string, () => Promise<{ default: ChannelPlugin<unknown> }>> = {
-  email: () => import("../../plugins/email/email-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
-  sms: () => import("../../plugins/sms/sms-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
-  app: () => import("../../plugins/app/app-plugin.ts") as Promise<{ default: ChannelPlugin<unknown> }>,
-  "msgapp-template": () =>
-    import("../../plugins/msgapp-template/msgapp-template-plugin.ts") as Promise<{
-      default: ChannelPlugin<unknown>;
-    }>,
-  "http-channel": () =>
-    import("../../plugins/http-channel/http-channel-plugin.ts") as Promise<{
-      default: ChannelPlugin<unknown>;
-    }>,
+const BUILT_IN_PLUGINS: Record<BuiltInPluginName, () => PluginModule> = {
+  email: () => import("../../plugins/email/email-plugin.ts") as PluginModule,
+  sms: () => import("../../plugins/sms/sms-plugin.ts") as PluginModule,
+  app: () => import("../../plugins/app/app-plugin.ts") as PluginModule,
+  msgapp_template: () => import("../../plugins/msgapp-template/msgapp-template-plugin.ts") as PluginModule,
+  "http-channel": () => import("../../plugins/http-channel/http-channel-plugin.ts") as PluginModule,
 };
 
 async function loadPlugin(reference: string): Promise<ChannelPlugin<unknown>> {
-  const builtIn = BUILT_IN_PLUGINS[reference];
+  const builtIn = Object.hasOwn(BUILT_IN_PLUGINS, reference)
+    ? BUILT_IN_PLUGINS[reference as BuiltInPluginName]
+    : undefined;
   if (builtIn) return (await builtIn()).default;
   // A path to a module, or an npm package name.
   const specifier =

@@ -1,4 +1,3 @@
-import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ChannelError, type Delivery } from "../../contracts/channel-plugin.ts";
 import {
   appMessageOf,
@@ -7,7 +6,18 @@ import {
   type NotificationUser,
 } from "../../contracts/notification.ts";
 import { retryWhileUnavailable, type Sql } from "../../runtime/database.ts";
-import type { JobContext } from "../job-runner.ts";
+import {
+  type ClaimedTask,
+  claimDeliveryTasks,
+  countOpenTasks,
+  type NotificationOfTasks,
+  readNotificationsOfTasks,
+  recordTaskOutcomes,
+  releaseTaskLeases,
+  type TaskOutcome,
+} from "../../runtime/store/delivery-tasks.ts";
+import type { JobContext, JobOutcome } from "../job-runner.ts";
+import { appLegOf, appLegOver, bothLegs } from "./app-sms-fallback.ts";
 import type { GatedSender } from "./gated-sender.ts";
 
 export interface DeliveryDeps {
@@ -15,37 +25,6 @@ export interface DeliveryDeps {
   senders: ReadonlyMap<string, GatedSender>;
   /** How long a worker holds a task while delivering it; at least the job's timeout. */
   leaseSeconds: number;
-}
-
-interface ClaimedTask {
-  id: string;
-  notificationId: string;
-  channel: string;
-  requestedChannel: string;
-  phone: string | null;
-  email: string | null;
-  account: string | null;
-  recipient: NotificationUser | null;
-}
-
-interface NotificationOfTasks {
-  id: string;
-  body: NotificationBody;
-  /** The sending tenant, given to external-channel recipients that do not carry their own. */
-  enterprise: NotificationEnterprise | null;
-  senderAccount: string | null;
-  senderName: string | null;
-  senderEmail: string | null;
-  senderMailEnabled: boolean | null;
-}
-
-/** What became of one task on this attempt; `channel` is the one actually used. */
-interface TaskOutcome {
-  id: string;
-  status: "sent" | "retrying" | "fail";
-  channel: string;
-  detail: string | null;
-  providerMessageId: string | null;
 }
 
 /**
@@ -57,13 +36,8 @@ interface TaskOutcome {
  */
 export function deliverTasks(deps: DeliveryDeps) {
   const { sql } = deps;
-  return async ({ taskIds }: { taskIds: string[] }, context: JobContext): Promise<HandlerOutcome> => {
-    const tasks = await sql<ClaimedTask[]>`
-      update delivery_tasks set claimed_until = now() + make_interval(secs => ${deps.leaseSeconds})
-      where id = any(${taskIds}::uuid[]) and sending_status in ('pending', 'retrying')
-        and (claimed_until is null or claimed_until < now())
-      returning id, notification_id as "notificationId", channel, requested_channel as "requestedChannel",
-        phone, email, account, recipient`;
+  return async ({ taskIds }: { taskIds: string[] }, context: JobContext): Promise<JobOutcome> => {
+    const tasks = await claimDeliveryTasks(sql, taskIds, deps.leaseSeconds);
     const held = tasks.length < taskIds.length ? await stillOpen(sql, taskIds, tasks) : 0;
     if (tasks.length === 0) {
       // Another worker holds the leases (or held them and died): come back later rather than drop them.
@@ -98,25 +72,13 @@ export function deliverTasks(deps: DeliveryDeps) {
 async function stillOpen(sql: Sql, taskIds: string[], claimed: ClaimedTask[]): Promise<number> {
   const claimedIds = new Set(claimed.map((task) => task.id));
   const others = taskIds.filter((id) => !claimedIds.has(id));
-  const [row] = await sql<{ open: number }[]>`
-    select count(*)::int as open from delivery_tasks
-    where id = any(${others}::uuid[]) and sending_status in ('pending', 'retrying')`;
-  return row?.open ?? 0;
+  return await countOpenTasks(sql, others);
 }
 
 /** The notifications behind the tasks, each read once however many of its tasks the job carries. */
 async function notificationsOf(sql: Sql, tasks: ClaimedTask[]): Promise<Map<string, NotificationOfTasks>> {
   const ids = [...new Set(tasks.map((task) => task.notificationId))];
-  const rows = await sql<NotificationOfTasks[]>`
-    select n.id, n.body, u.account as "senderAccount", u.name as "senderName", u.email as "senderEmail",
-           u.mail_enabled as "senderMailEnabled",
-           case when t.id is not null then
-             json_build_object('id', t.id, 'name', t.name, 'domain', t.domain, 'style', t.style,
-                               'logo', t.logo, 'banner', t.banner, 'copyright', t.copyright)
-           end as enterprise
-    from notifications n left join users u on u.id = n.sender_user_id
-      left join tenants t on t.id = n.tenant_id
-    where n.id = any(${ids}::uuid[])`;
+  const rows = await readNotificationsOfTasks(sql, ids);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -145,20 +107,44 @@ async function deliverOne(
     const why = `the sender ${notification.senderAccount} has no mail service enabled; nothing was sent`;
     return outcome("fail", task.channel, why);
   }
-  const sent = await sendThrough(deps, task, notification, task.channel, context.signal);
+  let channel = task.channel;
+  // An app_sms task whose app leg failed on an earlier attempt is on SMS now, its app error on record.
+  let appError = task.requestedChannel === "app_sms" && channel === "sms" ? appLegOf(task.detail) : undefined;
+  let sent = await sendThrough(deps, task, notification, channel, context.signal);
   if (sent === undefined) return undefined;
-  if (sent.sent) return outcome("sent", sent.channel, sent.detail ?? null, sent.providerMessageId);
-  const status = sent.retryable && !lastAttempt ? "retrying" : "fail";
-  return outcome(status, sent.channel, sent.reason);
+  if (!sent.sent && isAppLegOfAppSms(task, channel) && appLegOver(sent, lastAttempt)) {
+    appError = sent.reason;
+    channel = "sms";
+    // Recorded on SMS even when the job stops first, so its next attempt does not ask the app again.
+    sent = (await sendThrough(deps, task, notification, channel, context.signal)) ?? SMS_NOT_STARTED;
+  }
+  const detail = (text: string) => (appError === undefined ? text : bothLegs(appError, text));
+  if (sent.sent) {
+    return outcome("sent", channel, appError === undefined ? null : detail("sent"), sent.providerMessageId);
+  }
+  // An SMS the job never started stays open even on the last attempt: a redelivery (or the sweeper) decides.
+  const status = sent.retryable && (!lastAttempt || sent === SMS_NOT_STARTED) ? "retrying" : "fail";
+  return outcome(status, channel, detail(sent.reason));
 }
 
 type SendOutcome =
-  | { sent: true; channel: string; providerMessageId?: string; detail?: string }
-  | { sent: false; channel: string; retryable: boolean; reason: string };
+  | { sent: true; providerMessageId?: string }
+  | { sent: false; retryable: boolean; reason: string };
+
+const SMS_NOT_STARTED: SendOutcome = {
+  sent: false,
+  retryable: true,
+  reason: "not sent: the job stopped before the SMS could go",
+};
+
+/** Whether this is the app half of an app_sms task, with a phone to fall back to. */
+function isAppLegOfAppSms(task: ClaimedTask, channel: string): boolean {
+  return task.requestedChannel === "app_sms" && channel === "app" && Boolean(task.phone);
+}
 
 /**
  * One try on a channel, or undefined when the job was aborted (timed out, worker stopping) before
- * the send began. For app_sms, a refusal by the campus app moves the task to SMS.
+ * the send began. A plugin's refusal of the recipient is never retried.
  */
 async function sendThrough(
   deps: DeliveryDeps,
@@ -168,45 +154,33 @@ async function sendThrough(
   signal: AbortSignal,
 ): Promise<SendOutcome | undefined> {
   const sender = deps.senders.get(channel);
-  if (!sender)
-    return { sent: false, channel, retryable: false, reason: `channel ${channel} is not configured` };
+  if (!sender) return { sent: false, retryable: false, reason: `channel ${channel} is not configured` };
   try {
     const result = await sender.send(deliveryFor(task, notification, channel), signal);
     if (result === undefined) return undefined;
-    return { sent: true, channel, ...result };
+    return { sent: true, ...result };
   } catch (error) {
     const failure =
       error instanceof ChannelError ? error : new ChannelError((error as Error).message, { retryable: true });
-    if (failure.recipientRefused && channel === "app" && task.requestedChannel === "app_sms" && task.phone) {
-      const fallback = await sendThrough(deps, task, notification, "sms", signal);
-      // The app's refusal stays on record as the reason SMS was used.
-      if (fallback?.sent) return { ...fallback, detail: failure.message };
-      return fallback;
-    }
-    return { sent: false, channel, retryable: failure.retryable, reason: failure.message };
+    return {
+      sent: false,
+      retryable: failure.retryable && !failure.recipientRefused,
+      reason: failure.message,
+    };
   }
 }
 
 /** Every attempted task's outcome, in one statement. */
 async function recordOutcomes(sql: Sql, outcomes: TaskOutcome[]): Promise<void> {
   if (outcomes.length === 0) return;
-  await sql`
-    update delivery_tasks t set sending_status = o.status, channel = o.channel, detail = o.detail,
-      provider_message_id = coalesce(o.provider_id, t.provider_message_id),
-      sent_at = case when o.status = 'sent' then now() else t.sent_at end,
-      attempts = t.attempts + 1, claimed_until = null, updated_at = now()
-    from unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
-                ${outcomes.map((o) => o.channel)}::text[], ${outcomes.map((o) => o.detail)}::text[],
-                ${outcomes.map((o) => o.providerMessageId)}::text[])
-      as o (id, status, channel, detail, provider_id)
-    where t.id = o.id`;
+  await recordTaskOutcomes(sql, outcomes);
 }
 
 /** Gives back the leases of tasks the job never started, so its retry (or the sweeper) finds them. */
 async function releaseLeases(sql: Sql, tasks: ClaimedTask[], attempted: TaskOutcome[]): Promise<void> {
   const done = new Set(attempted.map((outcome) => outcome.id));
   const ids = tasks.filter((task) => !done.has(task.id)).map((task) => task.id);
-  await sql`update delivery_tasks set claimed_until = null, updated_at = now() where id = any(${ids}::uuid[])`;
+  await releaseTaskLeases(sql, ids);
 }
 
 /** What a plugin receives for a task on a channel, with the text or app message spec 000's rules choose. */

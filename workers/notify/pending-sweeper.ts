@@ -1,8 +1,10 @@
 import type { Broker } from "../../contracts/broker.ts";
 import { deliveryJobs } from "../../contracts/jobs.ts";
+import type { JobClient } from "../../runtime/broker/job-client.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
+import { failExhaustedTasks, takeLostTasks } from "../../runtime/store/delivery-tasks.ts";
 
 const BATCH = 500;
 
@@ -26,31 +28,16 @@ export interface SweepPolicy {
  * duplicate job is harmless (the worker leases the task and skips what is already sent).
  */
 export function startPendingSweeper(
-  deps: { sql: Sql; broker: Broker; log: Logger },
+  deps: { sql: Sql; broker: Broker; jobs: JobClient; log: Logger },
   policy: SweepPolicy,
   intervalMs: number,
 ): () => void {
   const sweep = async () => {
     if (!deps.broker.isConnected()) return;
-    const failed = await deps.sql`
-      update delivery_tasks set sending_status = 'fail', updated_at = now(),
-        detail = coalesce(detail, '') || ' (gave up: no attempt left)'
-      where id in (
-        select id from delivery_tasks
-        where sending_status = 'retrying' and attempts >= ${policy.maxAttempts}
-          and updated_at < now() - make_interval(secs => ${policy.staleRetryingSeconds})
-        limit ${BATCH} for update skip locked)
-      returning id`;
-    const due = await deps.sql<{ id: string; channel: string }[]>`
-      update delivery_tasks set updated_at = now()
-      where id in (
-        select id from delivery_tasks
-        where (sending_status = 'pending' and updated_at < now() - make_interval(secs => ${policy.pendingAgeSeconds}))
-           or (sending_status = 'retrying' and updated_at < now() - make_interval(secs => ${policy.staleRetryingSeconds}))
-        order by updated_at limit ${BATCH} for update skip locked)
-      returning id, channel`;
+    const failed = await failExhaustedTasks(deps.sql, policy.maxAttempts, policy.staleRetryingSeconds, BATCH);
+    const due = await takeLostTasks(deps.sql, policy.pendingAgeSeconds, policy.staleRetryingSeconds, BATCH);
     for (const job of deliveryJobs(due)) {
-      await deps.broker.publish(job.queue, job.message, { messageId: job.messageId });
+      await deps.jobs.enqueue(job.name, job.payload, { messageId: job.messageId, member: job.member });
     }
     if (due.length > 0)
       deps.log.warn({ republished: due.length }, "republished jobs of tasks that lost theirs");

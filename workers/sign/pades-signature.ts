@@ -3,7 +3,7 @@ import { P12Signer } from "@signpdf/signer-p12";
 import { SignPdf } from "@signpdf/signpdf";
 import { SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import type { PDFDocument } from "pdf-lib";
-import { SAVE_OPTIONS } from "./seal-pdf.ts";
+import { SAVE_OPTIONS } from "./save-options.ts";
 import type { SigningCertificate } from "./signing-certificate.ts";
 
 /** Signs a document (PAdES baseline, CAdES detached) with the platform's certificate; returns the saved bytes. */

@@ -14,6 +14,7 @@ import type { PadesSigner } from "./pades-signature.ts";
 import { type PageGeometry, pageGeometry, toUserSpace, toVisible } from "./page-geometry.ts";
 import type { PreparedImage } from "./prepared-image.ts";
 import { qrRectangles } from "./qr-code.ts";
+import { SAVE_OPTIONS } from "./save-options.ts";
 import { type Placement, placeItems, placeOnKeyword } from "./seal-placement.ts";
 
 /** A failure of the file or of the request against it: reported to the caller, never retried. */
@@ -26,13 +27,6 @@ export interface SealImage {
   width: number;
   height: number;
 }
-
-/** Written in one go, for the same reason documents are parsed in one go. */
-export const SAVE_OPTIONS = {
-  useObjectStreams: false,
-  updateFieldAppearances: false,
-  objectsPerTick: Number.POSITIVE_INFINITY,
-} as const;
 
 /** A QR code without `width`/`height` is printed this size, in points (about 28 mm). */
 const QR_SIZE = 80;

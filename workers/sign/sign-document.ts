@@ -1,9 +1,9 @@
-import type { HandlerOutcome } from "../../contracts/broker.ts";
 import { ErrorCode } from "../../contracts/errors.ts";
 import type { SignJob, SignResult } from "../../contracts/signature.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import type { JobContext } from "../job-runner.ts";
+import { readSealImage } from "../../runtime/store/seals.ts";
+import type { JobContext, JobOutcome } from "../job-runner.ts";
 import type { PadesSigner } from "./pades-signature.ts";
 import { PreparedImage } from "./prepared-image.ts";
 import { type SealImage, SealingError, sealPdf } from "./seal-pdf.ts";
@@ -31,15 +31,14 @@ export function signDocument(deps: SignDeps) {
   const sealImage = async (id: string, version: number): Promise<SealImage | undefined> => {
     const cached = seals.get(id);
     if (cached && cached.version >= version) return cached.image;
-    const [row] = await deps.sql<{ version: number; width: number; height: number; image: Buffer }[]>`
-      select version, width, height, image from seals where id = ${id}`;
+    const row = await readSealImage(deps.sql, id);
     if (!row) return undefined;
     const image = await PreparedImage.fromPng(row.image);
     const sealImage = { image, width: row.width, height: row.height };
     seals.set(id, { version: row.version, image: sealImage });
     return sealImage;
   };
-  return async (job: SignJob, context: JobContext): Promise<HandlerOutcome> => {
+  return async (job: SignJob, context: JobContext): Promise<JobOutcome<SignResult>> => {
     const seal = await sealImage(job.sealId, job.sealVersion);
     if (!seal) return { outcome: "fail", reason: "the seal no longer exists", code: ErrorCode.NotFound };
     const input = await deps.storage.readBytes(job.inputKey);

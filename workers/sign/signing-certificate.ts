@@ -1,8 +1,11 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { generateKeyPair, randomBytes } from "node:crypto";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import forge from "node-forge";
+import { promisify } from "node:util";
 import type { Logger } from "../../runtime/logger.ts";
+
+// Off the main thread: finding an RSA key takes tens to hundreds of milliseconds.
+const generateKeyPairAsync = promisify(generateKeyPair);
 
 export interface SigningCertificate {
   p12: Buffer;
@@ -25,7 +28,7 @@ export async function loadSigningCertificate(
   if (existing) return { p12: existing, passphrase: "" };
   await mkdir(directory, { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  await writeFile(temporary, selfSignedP12(), { mode: 0o600 });
+  await writeFile(temporary, await selfSignedP12(), { mode: 0o600 });
   try {
     await link(temporary, file);
     log.warn({ file }, "no SIGN_P12_FILE: made a self-signed signing certificate; readers will not trust it");
@@ -37,8 +40,10 @@ export async function loadSigningCertificate(
   return { p12: await readFile(file), passphrase: "" };
 }
 
-function selfSignedP12(): Buffer {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+async function selfSignedP12(): Promise<Buffer> {
+  // Loaded only here: a start that finds its certificate made need not load node-forge.
+  const { default: forge } = await import("node-forge");
+  const { privateKey, publicKey } = await generateKeyPairAsync("rsa", { modulusLength: 2048 });
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: "pkcs1", format: "pem" }).toString());
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = forge.pki.publicKeyFromPem(
