@@ -1,26 +1,35 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { requireOperatorToken } from "./middleware/require-operator-token.ts";
 import { requireStorableText } from "./middleware/storable-text.ts";
+import { PrefixRouter } from "./prefix-router.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
+import { entrustRoutes } from "./routes/entrust-routes.ts";
 import { exportRoutes } from "./routes/export-routes.ts";
 import { feedAdminRoutes } from "./routes/feed-admin-routes.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
-import { oauthRoutes } from "./routes/oauth-routes.ts";
+import { oauthMetadataRoutes, oauthRoutes } from "./routes/oauth-routes.ts";
 import { positionRoutes } from "./routes/position-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
+import { thingRoutes } from "./routes/thing-routes.ts";
 import { tripleRoutes } from "./routes/triple-routes.ts";
 import { userRoutes } from "./routes/user-routes.ts";
+import { workflowAdminRoutes } from "./routes/workflow-admin-routes.ts";
+import { workflowAppRoutes } from "./routes/workflow-app-routes.ts";
+import { workflowInboxRoutes } from "./routes/workflow-inbox-routes.ts";
+import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
+import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
 import { SealCache } from "./seal-cache.ts";
-import { WorkflowTenants } from "./workflow-tenant.ts";
+import { WorkflowTenants } from "./workflow/workflow-tenant.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(
@@ -40,6 +49,7 @@ function validationError(
 /** The gateway: request id and log, body limit, error mapping, then one sub-app per API surface. */
 export function createGateway(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>({
+    router: new PrefixRouter("/apis"),
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error.issues);
     },
@@ -72,45 +82,88 @@ export function createGateway(deps: GatewayDeps) {
 
   app.route("/", healthRoutes(deps));
   app.route("/", metricsRoutes(deps));
-  app.route("/", oauthRoutes(deps));
-  app.route("/", authorizeRoutes(deps));
+  const oauth = oauthRoutes(deps);
+  oauth.route("/", authorizeRoutes(deps));
+  app.route("/oauth2", oauth);
+  app.route("/", oauthMetadataRoutes(deps));
   const tenants = new WorkflowTenants(deps.db.sql);
   app.route("/", userRoutes(deps));
   app.route("/", tripleRoutes(deps, tenants));
+  app.route("/", workflowProcessRoutes(deps, tenants));
+  app.route("/", entrustRoutes(deps, tenants));
+  app.route("/", thingRoutes(deps, tenants));
+  app.route("/", workflowAppRoutes(deps, tenants));
+  app.route("/", workflowInboxRoutes(deps, tenants));
+  // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
+  app.route("/", workflowListRoutes(deps, tenants));
   app.route("/", positionRoutes(deps, tenants));
   app.route("/", notificationRoutes(deps));
   const seals = new SealCache(deps.db.sql);
-  app.route("/", signatureRoutes(deps, seals));
-  app.route("/", fileRoutes(deps));
-  app.route("/", exportRoutes(deps));
-  app.route("/", adminRoutes(deps, seals));
-  app.route("/", feedAdminRoutes(deps));
+  app.route("/v1/signature", signatureRoutes(deps, seals));
+  app.route("/file", fileRoutes(deps));
+  app.route("/export", exportRoutes(deps));
+  // The operators' API, with its token; off (404) without ADMIN_TOKEN.
+  if (deps.config.adminToken) {
+    const admin = new OpenAPIHono<GatewayEnv>();
+    admin.use(requireOperatorToken(deps.config.adminToken, "admin"));
+    admin.route("/", adminRoutes(deps, seals));
+    admin.route("/feeds", feedAdminRoutes(deps));
+    admin.route("/workflows", workflowAdminRoutes(deps));
+    app.route("/admin", admin);
+  }
   app.route("/", docsRoutes());
 
+  const registry = app.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "an access token from /oauth2/token; or the access_token query parameter",
+  });
+  registry.registerComponent("securitySchemes", "client", {
+    type: "http",
+    scheme: "basic",
+    description:
+      "the application's id and secret (RFC 6749 §2.3.1); the endpoints also take client_id and client_secret in the form",
+  });
+  registry.registerComponent("securitySchemes", "admin", {
+    type: "http",
+    scheme: "bearer",
+    description: "the operator token (ADMIN_TOKEN), in the Authorization header only",
+  });
+  registry.registerComponent("securitySchemes", "metrics", {
+    type: "http",
+    scheme: "bearer",
+    description: "the scraper's token (METRICS_TOKEN)",
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/openapi.json",
+    operationId: "getOpenApiDocument",
+    tags: ["Documentation"],
+    summary: "This document: every operation the gateway serves",
+    responses: {
+      200: {
+        description: "the OpenAPI 3.1 document",
+        content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
+      },
+    },
+  });
   // Built on first request, once every route is registered, then served from memory.
-  let openApiDocument: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+  let openApiDocument: string | undefined;
   app.get("/openapi.json", (c) => {
-    openApiDocument ??= app.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "University open platform",
-        version: "1.0.0",
-        description:
-          "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports.",
-      },
-      servers: [{ url: deps.config.http.publicUrl }],
-    });
-    openApiDocument.components = {
-      ...openApiDocument.components,
-      securitySchemes: {
-        bearer: {
-          type: "http",
-          scheme: "bearer",
-          description: "an access token; or the access_token query parameter",
+    openApiDocument ??= JSON.stringify(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "University open platform",
+          version: "1.0.0",
+          description:
+            "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports. Each surface answers failures in its own envelope: spec 000's `{errno, error, total}` (notifications, signature), spec 001's `Response` (workflow, files, export, admin), RFC 6749's `{error, error_description}` (OAuth2).",
         },
-      },
-    };
-    return c.json(openApiDocument);
+        servers: [{ url: deps.config.http.publicUrl }],
+      }),
+    );
+    return c.body(openApiDocument, 200, { "content-type": "application/json" });
   });
 
   return app;

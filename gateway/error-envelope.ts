@@ -3,16 +3,10 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { preferredLanguage, renderMessage } from "../contracts/messages.ts";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { isDatabaseUnavailable } from "../runtime/database.ts";
-import type { GatewayEnv } from "./gateway-env.ts";
+import type { ApiSurface, GatewayEnv } from "./gateway-env.ts";
 import { declaredSurface } from "./middleware/surface.ts";
-
-/**
- * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`; the
- * signature API among it with its own errno rule) and
- * spec 001's `Response<T>` (with `ecode` and `entities`), which is also the platform's own default.
- */
-export type ApiSurface = "open-api" | "signature" | "workflow" | "oauth" | "platform";
 
 /** Spec 001: a well-formed call answers 200 and reports a semantic failure in the envelope. */
 const SEMANTIC_ON_WORKFLOW: ReadonlySet<ErrorCode> = new Set([
@@ -61,13 +55,13 @@ export function envelopeFor(
   error: PlatformError,
   message = error.message,
 ): Record<string, unknown> {
-  const { errno } = ERROR_MAPPING[error.code];
+  const errno = error.reason?.errno ?? ERROR_MAPPING[error.code].errno;
   if (surface === "oauth") return { error: oauthErrorOf(error), error_description: error.message };
   if (surface === "open-api") return { errno, error: error.message, total: 0 };
   // Spec 000's signature API: a refused token is 10007; any other failure is errno -2 with its text.
   if (surface === "signature")
     return { errno: error.code === ErrorCode.Unauthenticated ? errno : -2, error: error.message, total: 0 };
-  return { errno, ecode: error.code, error: message, total: 0, entities: [] };
+  return { errno, ecode: error.reason?.ecode ?? error.code, error: message, total: 0, entities: [] };
 }
 
 /**
@@ -104,20 +98,22 @@ export function asPlatformError(error: unknown): PlatformError {
 export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Response {
   const surface: ApiSurface = c.get("surface") ?? declaredSurface(c) ?? "platform";
   if (error.challenge) c.header("WWW-Authenticate", error.challenge);
+  if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
   if (surface === "oauth") {
     c.header("Cache-Control", "no-store");
     c.header("Pragma", "no-cache");
   }
   const status =
     surface === "workflow" && SEMANTIC_ON_WORKFLOW.has(error.code) ? 200 : ERROR_MAPPING[error.code].status;
-  // Spec 001: the error text follows the caller's Accept-Language.
   const message =
-    surface === "workflow" && error.localized
-      ? renderMessage(
-          error.localized.key,
-          error.localized.params,
-          preferredLanguage(c.req.header("accept-language")),
-        )
-      : error.message;
+    surface === "workflow" ? workflowMessage(error, c.req.header("accept-language")) : error.message;
   return c.json(envelopeFor(surface, error, message), status);
+}
+
+/** Spec 001: the error text follows the caller's Accept-Language, the same errno and ecode in either. */
+function workflowMessage(error: PlatformError, acceptLanguage: string | undefined): string {
+  if (error instanceof WorkflowRefusal) return error.messageIn(preferredLanguage(acceptLanguage));
+  if (error.localized)
+    return renderMessage(error.localized.key, error.localized.params, preferredLanguage(acceptLanguage));
+  return error.message;
 }

@@ -1,8 +1,18 @@
 import { createHash } from "node:crypto";
+import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import type { Config } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { type FileRecord, recordDownload, spendFileToken } from "../runtime/directory/files.ts";
+import { type FileRecord, recordDownload, spendFileToken } from "../runtime/store/files.ts";
+import { clientAddress } from "./client-address.ts";
+import { FileTokenGuard } from "./file-token-guard.ts";
+import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import type { AccessClaims, AccessTokens } from "./oauth/access-tokens.ts";
+
+/** The persistent address of a stored file (spec 001's file service `GET /file/{id}`). */
+export function fileUrl(config: Config, fileId: string): string {
+  return `${config.http.publicUrl}/file/${fileId}`;
+}
 
 export function hashFileToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -16,17 +26,36 @@ export function requireOwner(file: FileRecord, token: AccessClaims): void {
 }
 
 /**
+ * The check of each download (file, meta or thumbnail) of a request: `spend` uses up a disposable
+ * file token.
+ */
+export function downloadAccess(deps: GatewayDeps) {
+  const { config } = deps;
+  const guard = new FileTokenGuard(
+    deps.db.sql,
+    config.files.tokenMaxFailures,
+    config.files.tokenLockoutSeconds,
+  );
+  return (c: Context<GatewayEnv>, file: FileRecord, options: { spend: boolean }) =>
+    allowDownload(deps.db.sql, deps.oauth.accessTokens, file, c.req.query("access_token"), {
+      ...options,
+      guard,
+      address: clientAddress(c, config.http.trustProxyHops),
+    });
+}
+
+/**
  * Spec 001's secure files: a download needs `access_token`, one of three kinds. An application
  * token or a user token must come from the application that owns the file (a user download is
  * recorded for audit); otherwise the value is tried as the file's own token (`meta.token`), within
- * `tokenExpire`, and once only when `tokenDisposable`.
+ * `tokenExpire`, and once only when `tokenDisposable`, under the guard against guessing it.
  */
-export async function allowDownload(
+async function allowDownload(
   sql: Queryable,
   accessTokens: AccessTokens,
   file: FileRecord,
   accessToken: string | undefined,
-  options: { spend: boolean },
+  options: { spend: boolean; guard: FileTokenGuard; address: string },
 ): Promise<void> {
   if (file.meta.secure !== true) return;
   if (!accessToken) {
@@ -47,9 +76,11 @@ export async function allowDownload(
     return;
   }
   const hash = hashFileToken(accessToken);
-  const valid = options.spend
-    ? await spendFileToken(sql, file.id, hash)
-    : file.tokenHash === hash && !tokenExpired(file);
+  const valid = await options.guard.attempt(file.id, options.address, (tx) =>
+    options.spend
+      ? spendFileToken(tx, file.id, hash)
+      : Promise.resolve(file.tokenHash === hash && !tokenExpired(file)),
+  );
   if (!valid) {
     throw new PlatformError(
       ErrorCode.Unauthenticated,

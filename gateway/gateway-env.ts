@@ -1,7 +1,13 @@
 import type { Platform } from "../runtime/platform.ts";
-import type { ApiSurface } from "./error-envelope.ts";
 import type { AccessClaims } from "./oauth/access-tokens.ts";
 import type { OAuthServices } from "./oauth/oauth-services.ts";
+
+/**
+ * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`; the
+ * signature API among it with its own errno rule) and
+ * spec 001's `Response<T>` (with `ecode` and `entities`), which is also the platform's own default.
+ */
+export type ApiSurface = "open-api" | "signature" | "workflow" | "oauth" | "platform";
 
 /** What the gateway's routes are built with, once at start: the platform's connections and more. */
 export interface GatewayDeps extends Platform {

@@ -1,5 +1,5 @@
 import type { Queryable } from "../runtime/database.ts";
-import { findSeal, type SealRef } from "../runtime/directory/seals.ts";
+import { findSeal, type SealRef } from "../runtime/store/seals.ts";
 import { TtlCache } from "../runtime/ttl-cache.ts";
 
 /**

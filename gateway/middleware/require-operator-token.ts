@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { bearsToken } from "../../runtime/directory/secrets.ts";
+import { bearsToken } from "../../runtime/secrets.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
 
 /**

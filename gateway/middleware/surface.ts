@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { ApiSurface } from "../error-envelope.ts";
-import type { GatewayEnv } from "../gateway-env.ts";
+import type { ApiSurface, GatewayEnv } from "../gateway-env.ts";
 
 const declared = new WeakMap<object, ApiSurface>();
 

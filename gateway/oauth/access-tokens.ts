@@ -6,11 +6,22 @@ import {
   sign,
   type webcrypto,
 } from "node:crypto";
-import { exportJWK, generateKeyPair, importJWK, type JWK, type JWTPayload, jwtVerify } from "jose";
+import type { JWK, JWTPayload } from "jose";
+// Functions by their own paths: jose's entry loads its JWE and JWKS modules too (46 files at start).
+import { jwtVerify } from "jose/jwt/verify";
+import { exportJWK } from "jose/key/export";
+import { generateKeyPair } from "jose/key/generate/keypair";
+import { importJWK } from "jose/key/import";
 import type { Grant, TokenKind } from "../../contracts/scopes.ts";
 import type { Queryable, Sql } from "../../runtime/database.ts";
+import {
+  hasCurrentSigningKey,
+  insertSigningKey,
+  lockSigningKeys,
+  readSigningKeys,
+  retireSigningKeys,
+} from "../../runtime/store/signing-keys.ts";
 
-const KEY_LOCK = 7_301_003;
 /** Verified tokens remembered, so a busy client's requests skip the signature check. */
 const VERIFIED_CACHE_SIZE = 10_000;
 /** Reload keys from the database at most this often, for tokens signed by a key made elsewhere. */
@@ -147,9 +158,8 @@ export class AccessTokens {
   /** Makes the first signing key when there is none; processes starting together make one. */
   private async ensureKey(): Promise<void> {
     await this.sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${KEY_LOCK})`;
-      const [existing] = await tx`select kid from signing_keys where retired_at is null limit 1`;
-      if (!existing) await insertSigningKey(tx);
+      await lockSigningKeys(tx);
+      if (!(await hasCurrentSigningKey(tx))) await makeSigningKey(tx);
     });
   }
 
@@ -161,12 +171,7 @@ export class AccessTokens {
   private async reloadKeys(): Promise<void> {
     this.lastReload = Date.now();
     // Retired keys verify until the longest-lived token they signed has expired.
-    const rows = await this.sql<
-      { kid: string; private_jwk: JWK; public_jwk: JWK; retired_at: Date | null }[]
-    >`
-      select kid, private_jwk, public_jwk, retired_at from signing_keys
-      where retired_at is null or retired_at > now() - make_interval(secs => ${this.ttlSeconds})
-      order by created_at`;
+    const rows = await readSigningKeys(this.sql, this.ttlSeconds);
     const keys = new Map<string, SigningKey>();
     for (const row of rows) {
       const key: SigningKey = {
@@ -185,12 +190,13 @@ export class AccessTokens {
   }
 }
 
-async function insertSigningKey(tx: Queryable): Promise<void> {
+/** A new Ed25519 key pair, stored as the current signing key. */
+async function makeSigningKey(tx: Queryable): Promise<void> {
   const { privateKey, publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const kid = randomUUID();
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: "EdDSA" };
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "EdDSA", use: "sig" };
-  await tx`insert into signing_keys (kid, private_jwk, public_jwk) values (${kid}, ${tx.json(privateJwk)}, ${tx.json(publicJwk)})`;
+  await insertSigningKey(tx, kid, privateJwk, publicJwk);
 }
 
 /**
@@ -199,8 +205,8 @@ async function insertSigningKey(tx: Queryable): Promise<void> {
  */
 export async function rotateSigningKey(sql: Sql): Promise<void> {
   await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${KEY_LOCK})`;
-    await tx`update signing_keys set retired_at = now() where retired_at is null`;
-    await insertSigningKey(tx);
+    await lockSigningKeys(tx);
+    await retireSigningKeys(tx);
+    await makeSigningKey(tx);
   });
 }

@@ -1,5 +1,5 @@
 import type { Sql } from "../../runtime/database.ts";
-import { type Application, applicationById } from "../../runtime/directory/applications.ts";
+import { type Application, applicationById } from "../../runtime/store/applications.ts";
 import { TtlCache } from "../../runtime/ttl-cache.ts";
 
 /** How long a looked-up application is reused; a change made elsewhere takes effect within it. */

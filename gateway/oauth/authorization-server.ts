@@ -2,9 +2,15 @@ import { createHash, randomUUID } from "node:crypto";
 import { Grant, parseScopeParameter, scopeNamed, tokenKindOf } from "../../contracts/scopes.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { Sql } from "../../runtime/database.ts";
-import type { Application } from "../../runtime/directory/applications.ts";
-import { hashSecret, newSecret, sameText, secretMatches } from "../../runtime/directory/secrets.ts";
-import { authenticateUser, type User, userById } from "../../runtime/directory/users.ts";
+import { hashSecret, newSecret, sameText, secretMatches } from "../../runtime/secrets.ts";
+import type { Application } from "../../runtime/store/applications.ts";
+import {
+  insertAuthorizationCode,
+  setAuthorizationCodeFamily,
+  useAuthorizationCode,
+} from "../../runtime/store/authorization-codes.ts";
+import { someTenantIds, tenantByDomain } from "../../runtime/store/tenants.ts";
+import { authenticateUser, type User, userById } from "../../runtime/store/users.ts";
 import type { AccessTokens } from "./access-tokens.ts";
 import type { ApplicationCache } from "./application-cache.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
@@ -147,23 +153,7 @@ export class AuthorizationServer {
     if (!params.code) throw oauthError("invalid_request", "code is required");
     const { sql } = this.deps;
     const hash = hashSecret(params.code);
-    const [code] = await sql<
-      {
-        applicationId: string;
-        userId: string;
-        redirectUri: string;
-        scopes: string[];
-        codeChallenge: string | null;
-        familyId: string | null;
-        used: boolean;
-        expired: boolean;
-      }[]
-    >`
-      update authorization_codes set used_at = coalesce(used_at, now())
-      where code_hash = ${hash}
-      returning application_id as "applicationId", user_id as "userId", redirect_uri as "redirectUri", scopes,
-                code_challenge as "codeChallenge", family_id as "familyId",
-                used_at < now() as used, expires_at <= now() as expired`;
+    const code = await useAuthorizationCode(sql, hash);
     if (!code || code.applicationId !== app.id)
       throw oauthError("invalid_grant", "unknown authorization code");
     if (code.used) {
@@ -182,7 +172,7 @@ export class AuthorizationServer {
     }
     const user = await this.userOrFail(code.userId);
     const familyId = randomUUID();
-    await sql`update authorization_codes set family_id = ${familyId} where code_hash = ${hash}`;
+    await setAuthorizationCodeFamily(sql, hash, familyId);
     return this.userTokens(app, user, Grant.AuthorizationCode, code.scopes, familyId);
   }
 
@@ -260,10 +250,11 @@ export class AuthorizationServer {
     codeChallenge: string | null;
   }): Promise<string> {
     const code = newSecret();
-    await this.deps.sql`
-      insert into authorization_codes (code_hash, application_id, user_id, redirect_uri, scopes, code_challenge, expires_at)
-      values (${hashSecret(code)}, ${request.applicationId}, ${request.userId}, ${request.redirectUri}, ${request.scopes},
-              ${request.codeChallenge}, now() + make_interval(secs => ${this.deps.config.oauth.authorizationCodeTtlSeconds}))`;
+    await insertAuthorizationCode(
+      this.deps.sql,
+      { hash: hashSecret(code), ...request },
+      this.deps.config.oauth.authorizationCodeTtlSeconds,
+    );
     return code;
   }
 }
@@ -276,11 +267,9 @@ async function resolveAccount(
   if (app.tenantId) return { tenantId: app.tenantId, account: username };
   const at = username.lastIndexOf("@");
   if (at > 0) {
-    const [tenant] = await sql<
-      { id: string }[]
-    >`select id from tenants where domain = ${username.slice(at + 1)}`;
+    const tenant = await tenantByDomain(sql, username.slice(at + 1));
     if (tenant) return { tenantId: tenant.id, account: username.slice(0, at) };
   }
-  const tenants = await sql<{ id: string }[]>`select id from tenants limit 2`;
-  return tenants.length === 1 ? { tenantId: tenants[0]!.id, account: username } : undefined;
+  const tenants = await someTenantIds(sql, 2);
+  return tenants.length === 1 ? { tenantId: tenants[0]!, account: username } : undefined;
 }

@@ -1,4 +1,5 @@
 import type { Sql } from "../../runtime/database.ts";
+import { clearLoginFailures, lockedSeconds, recordLoginFailure } from "../../runtime/store/login-failures.ts";
 
 /**
  * Counts failed password attempts per subject (an account, a client) in Postgres, so the limit
@@ -13,30 +14,16 @@ export class LoginLimiter {
 
   /** Seconds until the first locked subject may try again, or 0. */
   async lockedFor(subjects: string[]): Promise<number> {
-    const [row] = await this.sql<{ seconds: number | null }[]>`
-      select ceil(extract(epoch from max(locked_until) - now()))::int as seconds
-      from login_failures where subject = any(${subjects}) and locked_until > now()`;
-    return row?.seconds ?? 0;
+    return await lockedSeconds(this.sql, subjects);
   }
 
   async recordFailure(subjects: string[]): Promise<void> {
     for (const subject of subjects) {
-      await this.sql`
-        insert into login_failures (subject, failures, window_started_at, locked_until)
-        values (${subject}, 1, now(),
-                case when 1 >= ${this.maxFailures} then now() + make_interval(secs => ${this.lockoutSeconds}) end)
-        on conflict (subject) do update set
-          failures = case when login_failures.window_started_at < now() - make_interval(secs => ${this.lockoutSeconds})
-                          then 1 else login_failures.failures + 1 end,
-          window_started_at = case when login_failures.window_started_at < now() - make_interval(secs => ${this.lockoutSeconds})
-                                   then now() else login_failures.window_started_at end,
-          locked_until = case when login_failures.failures + 1 >= ${this.maxFailures}
-                               and login_failures.window_started_at >= now() - make_interval(secs => ${this.lockoutSeconds})
-                              then now() + make_interval(secs => ${this.lockoutSeconds}) else login_failures.locked_until end`;
+      await recordLoginFailure(this.sql, subject, this.maxFailures, this.lockoutSeconds);
     }
   }
 
   async recordSuccess(subject: string): Promise<void> {
-    await this.sql`delete from login_failures where subject = ${subject}`;
+    await clearLoginFailures(this.sql, subject);
   }
 }

@@ -1,15 +1,18 @@
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 
 /** RFC 6749 §5.2 errors, answered with 400 (invalid_client with 401). */
-export type OAuthErrorCode =
-  | "invalid_request"
-  | "invalid_client"
-  | "invalid_grant"
-  | "unauthorized_client"
-  | "unsupported_grant_type"
-  | "invalid_scope"
-  | "access_denied"
-  | "unsupported_response_type";
+export const OAUTH_ERROR_CODES = [
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "unsupported_grant_type",
+  "invalid_scope",
+  "access_denied",
+  "unsupported_response_type",
+] as const;
+
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
 export function oauthError(error: OAuthErrorCode, description: string): PlatformError {
   return new PlatformError(ErrorCode.InvalidArgument, description, { oauthError: error });

@@ -1,13 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { applyBootstrap } from "../../runtime/bootstrap.ts";
+import { applyBootstrap, resolveSecretVariables } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import { rotateApplicationSecret } from "../../runtime/directory/application-secrets.ts";
-import { deleteSeal } from "../../runtime/directory/seals.ts";
-import { tenantByDomain } from "../../runtime/directory/tenants.ts";
+import { rotateApplicationSecret } from "../../runtime/store/application-secrets.ts";
+import { deleteSeal } from "../../runtime/store/seals.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { workflowBootstrapEntries } from "../../workflow/workflow-deployment.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { requireOperatorToken } from "../middleware/require-operator-token.ts";
 import { rotateSigningKey } from "../oauth/access-tokens.ts";
 import type { SealCache } from "../seal-cache.ts";
 
@@ -16,28 +17,30 @@ const rotatedSchema = z.object({ rotated: z.literal(true) }).openapi("SigningKey
 const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).openapi("SealWithdrawn");
 const secretSchema = z.object({ id: z.string(), secret: z.string() }).openapi("ApplicationSecret");
 
-/** The operators' API: the bootstrap document applied on demand, and application secrets. Off without ADMIN_TOKEN. */
+/** The operators' API: the bootstrap document applied on demand, and application secrets. */
 export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const adminToken = deps.config.adminToken;
-  if (!adminToken) return app;
-  app.use("/admin/*", requireOperatorToken(adminToken, "admin"));
 
   app.openapi(
     createRoute({
       method: "put",
-      path: "/admin/bootstrap",
+      path: "/bootstrap",
+      operationId: "applyBootstrap",
       tags: ["Admin"],
       summary: "Create or update tenants, applications and users, as the bootstrap file does",
       security: [{ admin: [] }],
       request: { body: { content: { "application/json": { schema: bootstrapSchema } }, required: true } },
       responses: {
         200: { description: "applied", content: { "application/json": { schema: appliedSchema } } },
+        ...operatorErrorResponses([400, 413, 415, 503], {
+          400: "the document breaks its schema, or names what does not exist",
+        }),
       },
     }),
     async (c) => {
       try {
-        await applyBootstrap(deps.db.sql, c.req.valid("json"), deps.log);
+        const bootstrap = resolveSecretVariables(c.req.valid("json"), "bootstrap");
+        await applyBootstrap(deps.db.sql, bootstrap, deps.log, "all", workflowBootstrapEntries);
         deps.oauth.applications.clear();
         seals.clear();
       } catch (error) {
@@ -51,13 +54,15 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/admin/applications/{id}/secret",
+      path: "/applications/{id}/secret",
+      operationId: "rotateApplicationSecret",
       tags: ["Admin"],
       summary: "Give an application a new secret; the answer is the only place it is shown",
       security: [{ admin: [] }],
       request: { params: z.object({ id: z.string().max(64) }) },
       responses: {
         200: { description: "the new secret", content: { "application/json": { schema: secretSchema } } },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such application" }),
       },
     }),
     async (c) => {
@@ -72,12 +77,14 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/admin/signing-keys/rotate",
+      path: "/signing-keys/rotate",
+      operationId: "rotateSigningKey",
       tags: ["Admin"],
       summary: "Retire the token signing key and make a new one; tokens already issued keep working",
       security: [{ admin: [] }],
       responses: {
         200: { description: "rotated", content: { "application/json": { schema: rotatedSchema } } },
+        ...operatorErrorResponses([503]),
       },
     }),
     async (c) => {
@@ -90,7 +97,8 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
   app.openapi(
     createRoute({
       method: "delete",
-      path: "/admin/seals/{code}",
+      path: "/seals/{code}",
+      operationId: "withdrawSeal",
       tags: ["Admin"],
       summary:
         "Withdraw a seal (a tenant's with `tenant`, else the platform-wide one); seals are added with PUT /admin/bootstrap",
@@ -101,6 +109,7 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
       },
       responses: {
         200: { description: "withdrawn", content: { "application/json": { schema: withdrawnSchema } } },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such seal, or no such tenant" }),
       },
     }),
     async (c) => {

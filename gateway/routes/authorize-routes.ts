@@ -1,11 +1,19 @@
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isPlatformError } from "../../contracts/errors.ts";
 import { Grant } from "../../contracts/scopes.ts";
-import { type Application, applicationById } from "../../runtime/directory/applications.ts";
-import { newSecret } from "../../runtime/directory/secrets.ts";
-import { userById } from "../../runtime/directory/users.ts";
+import { newSecret } from "../../runtime/secrets.ts";
+import { type Application, applicationById } from "../../runtime/store/applications.ts";
+import {
+  deleteAuthorizationRequest,
+  insertAuthorizationRequest,
+  type PendingRequest,
+  pendingAuthorizationRequest,
+  setAuthorizationRequestUser,
+} from "../../runtime/store/authorization-requests.ts";
+import { userById } from "../../runtime/store/users.ts";
+import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { grantableScopes } from "../oauth/authorization-server.ts";
 import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
@@ -13,17 +21,6 @@ import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
 const REQUEST_COOKIE = "op_authz";
 const REQUEST_TTL_SECONDS = 600;
 const FIELD_LIMIT = 4096;
-
-interface PendingRequest {
-  id: string;
-  applicationId: string;
-  responseType: "code" | "token";
-  redirectUri: string;
-  scopes: string[];
-  state: string | null;
-  codeChallenge: string | null;
-  userId: string | null;
-}
 
 /** Sends the browser back to the client with the result in the query (code) or fragment (token). */
 function redirectWith(
@@ -51,6 +48,117 @@ function html(c: Context<GatewayEnv>, body: string, status: 200 | 400 = 200) {
   return c.html(body, status);
 }
 
+const page = { "text/html": { schema: z.string() } };
+const redirect = {
+  description:
+    "back to the redirect URI: `code` (in the query) or `access_token` (in the fragment) and `state`; or `error` and `error_description`",
+  headers: z.object({ location: z.string().openapi({ description: "the redirect URI with the result" }) }),
+};
+/** The pages answer what they cannot do as a page, or, once the redirect URI is known, by redirecting. */
+const pageErrors = {
+  400: {
+    description: "an error page: unknown client, unregistered redirect URI, expired request",
+    content: page,
+  },
+  ...errorResponses("oauth", [413, 503]),
+};
+const tags = ["OAuth2: authorization pages"];
+/** The pending request is bound to the browser that opened it. */
+const cookies = z.object({
+  [REQUEST_COOKIE]: z
+    .string()
+    .openapi({ description: "set by GET /oauth2/authorize: the pending request's id" }),
+});
+
+const AUTHORIZE_OPERATIONS: RouteConfig[] = [
+  {
+    method: "get",
+    path: "/authorize",
+    operationId: "authorize",
+    tags,
+    summary: "The authorization endpoint: the sign-in page, for the authorization code or implicit grant",
+    description:
+      "A browser opens it; the pages that follow (sign in, consent) end with a redirect to `redirect_uri`. A public client must send a PKCE `code_challenge` (S256).",
+    request: {
+      query: z.object({
+        response_type: z.enum(["code", "token"]).openapi({
+          description: "`token` (the implicit grant) only for applications allowed it",
+        }),
+        client_id: z.string().max(4096),
+        redirect_uri: z
+          .string()
+          .max(4096)
+          .optional()
+          .openapi({ description: "one the application registered; optional when it registered one only" }),
+        scope: z.string().max(4096).optional().openapi({ description: "scope names separated by spaces" }),
+        state: z.string().max(4096).optional(),
+        code_challenge: z
+          .string()
+          .max(4096)
+          .optional()
+          .openapi({ description: "BASE64URL(SHA-256(verifier))" }),
+        code_challenge_method: z.enum(["S256"]).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: "the sign-in page (sets the cookie that binds the request to the browser)",
+        content: page,
+      },
+      302: redirect,
+      ...pageErrors,
+    },
+  },
+  {
+    method: "post",
+    path: "/authorize/login",
+    operationId: "signInForAuthorization",
+    tags,
+    summary: "The sign-in page's form: on success, the consent page",
+    request: {
+      cookies,
+      body: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: z.object({
+              request: z.string().openapi({ description: "the pending request's id, from the page" }),
+              username: z.string().max(256),
+              password: z.string().max(1024),
+            }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: { description: "the consent page, or the sign-in page again saying why not", content: page },
+      ...pageErrors,
+    },
+  },
+  {
+    method: "post",
+    path: "/authorize/consent",
+    operationId: "decideAuthorization",
+    tags,
+    summary: "The consent page's form: allow or deny, then back to the application",
+    request: {
+      cookies,
+      body: {
+        required: true,
+        content: {
+          "application/x-www-form-urlencoded": {
+            schema: z.object({
+              request: z.string().openapi({ description: "the pending request's id, from the page" }),
+              decision: z.enum(["allow", "deny"]),
+            }),
+          },
+        },
+      },
+    },
+    responses: { 302: redirect, ...pageErrors },
+  },
+];
+
 /**
  * The authorization endpoint: a login page, then a consent page listing what the application asks
  * for, then a redirect to the registered redirect URI with a code (or, for an application allowed
@@ -60,21 +168,19 @@ function html(c: Context<GatewayEnv>, body: string, status: 200 | 400 = 200) {
 export function authorizeRoutes(deps: GatewayDeps) {
   const { sql } = deps.db;
   const { server } = deps.oauth;
-  const app = new Hono<GatewayEnv>();
+  const app = new OpenAPIHono<GatewayEnv>();
+  // Documented, not validated by the framework: a browser is answered with pages, never an envelope.
+  for (const operation of AUTHORIZE_OPERATIONS) app.openAPIRegistry.registerPath(operation);
 
   async function pending(
     c: Context<GatewayEnv>,
     id: string | undefined,
   ): Promise<PendingRequest | undefined> {
     if (!id || id.length > FIELD_LIMIT || getCookie(c, REQUEST_COOKIE) !== id) return undefined;
-    const [row] = await sql<PendingRequest[]>`
-      select id, application_id as "applicationId", response_type as "responseType", redirect_uri as "redirectUri",
-             scopes, state, code_challenge as "codeChallenge", user_id as "userId"
-      from authorization_requests where id = ${id} and expires_at > now()`;
-    return row;
+    return await pendingAuthorizationRequest(sql, id);
   }
 
-  app.get("/oauth2/authorize", async (c) => {
+  app.get("/authorize", async (c) => {
     const q = c.req.query();
     if (Object.values(q).some((value) => value.length > FIELD_LIMIT))
       return html(c, errorPage("request too large"), 400);
@@ -121,10 +227,19 @@ export function authorizeRoutes(deps: GatewayDeps) {
       );
     }
     const id = newSecret();
-    await sql`
-      insert into authorization_requests (id, application_id, response_type, redirect_uri, scopes, state, code_challenge, expires_at)
-      values (${id}, ${application.id}, ${responseType}, ${redirectUri}, ${scopes}, ${q.state ?? null},
-              ${q.code_challenge ?? null}, now() + make_interval(secs => ${REQUEST_TTL_SECONDS}))`;
+    await insertAuthorizationRequest(
+      sql,
+      {
+        id,
+        applicationId: application.id,
+        responseType,
+        redirectUri,
+        scopes,
+        state: q.state ?? null,
+        codeChallenge: q.code_challenge ?? null,
+      },
+      REQUEST_TTL_SECONDS,
+    );
     setCookie(c, REQUEST_COOKIE, id, {
       httpOnly: true,
       sameSite: "Lax",
@@ -135,7 +250,7 @@ export function authorizeRoutes(deps: GatewayDeps) {
     return html(c, loginPage({ requestId: id, applicationName: application.name }));
   });
 
-  app.post("/oauth2/authorize/login", async (c) => {
+  app.post("/authorize/login", async (c) => {
     const form = await readForm(c);
     if (!form)
       return html(c, errorPage("the sign-in form could not be read; start again from the application"), 400);
@@ -165,7 +280,7 @@ export function authorizeRoutes(deps: GatewayDeps) {
         }),
       );
     }
-    await sql`update authorization_requests set user_id = ${user.id} where id = ${request.id}`;
+    await setAuthorizationRequestUser(sql, request.id, user.id);
     return html(
       c,
       consentPage({
@@ -177,14 +292,14 @@ export function authorizeRoutes(deps: GatewayDeps) {
     );
   });
 
-  app.post("/oauth2/authorize/consent", async (c) => {
+  app.post("/authorize/consent", async (c) => {
     const form = await readForm(c);
     if (!form)
       return html(c, errorPage("the consent form could not be read; start again from the application"), 400);
     const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
     if (!request?.userId)
       return html(c, errorPage("this consent page has expired; start again from the application"), 400);
-    await sql`delete from authorization_requests where id = ${request.id}`;
+    await deleteAuthorizationRequest(sql, request.id);
     deleteCookie(c, REQUEST_COOKIE, { path: "/oauth2" });
     if (form.decision !== "allow") {
       return redirectWith(c, request, {

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Hono } from "hono";
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 // The path module alone: the package entry would load the whole UI bundle into the server.
 import getAbsoluteFSPath from "swagger-ui-dist/absolute-path.js";
+import { errorResponses } from "../error-responses.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
 
 // A Map, not an object: a name such as `constructor` must not be found among the assets.
@@ -28,10 +29,39 @@ window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#reference", deepLi
 </body>
 </html>`;
 
+const tags = ["Documentation"];
+const DOCS_OPERATIONS: RouteConfig[] = [
+  {
+    method: "get",
+    path: "/docs",
+    operationId: "getApiReference",
+    tags,
+    summary: "The API reference page (Swagger UI over /openapi.json)",
+    responses: { 200: { description: "the page", content: { "text/html": { schema: z.string() } } } },
+  },
+  {
+    method: "get",
+    path: "/docs/assets/{file}",
+    operationId: "getApiReferenceAsset",
+    tags,
+    summary: "A script or style sheet of the reference page, served from the platform itself",
+    request: { params: z.object({ file: z.enum([...ASSETS.keys()] as [string, ...string[]]) }) },
+    responses: {
+      200: {
+        description: "the asset",
+        content: { "text/css": { schema: z.string() }, "text/javascript": { schema: z.string() } },
+      },
+      ...errorResponses("platform", [404], { 404: "no such asset" }),
+    },
+  },
+];
+
 /** The API reference page, rendered from /openapi.json with assets served locally (no CDN). */
 export function docsRoutes() {
   const assetCache = new Map<string, Buffer>();
-  return new Hono<GatewayEnv>()
+  const app = new OpenAPIHono<GatewayEnv>();
+  for (const operation of DOCS_OPERATIONS) app.openAPIRegistry.registerPath(operation);
+  return app
     .get("/docs", (c) => c.html(PAGE))
     .get("/docs/assets/:file", async (c) => {
       const file = c.req.param("file");

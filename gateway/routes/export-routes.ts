@@ -1,20 +1,23 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
   EXPORT_FORMATS,
+  EXPORT_MIME,
   type ExportFormat,
   type ExportJob,
   type ExportResult,
+  exportFieldSchema,
   exportJobSchema,
 } from "../../contracts/export.ts";
-import { createFile } from "../../runtime/directory/files.ts";
+import { createFile } from "../../runtime/store/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
+import { errorResponses } from "../error-responses.ts";
+import { fileUrl } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
-import { type RequestParameters, requestParameters } from "../request-parameters.ts";
-import { fileUrl } from "./file-routes.ts";
+import { type RequestParameters, requestParameters } from "../workflow/request-parameters.ts";
 
 type Parameters = RequestParameters;
 
@@ -103,14 +106,119 @@ function exportJob(format: ExportFormat, parameters: Parameters, json: boolean):
   return job.data;
 }
 
+const parameterMeanings = {
+  template: "URI of the template (.docx; .xlsx for a spreadsheet); required for docx, pdf and png",
+  data: "documents: a map of field name to value; spreadsheets: rows of cells",
+  fields: "the fields: name, type, label and merge (spreadsheets), groupName (documents)",
+  label: "spreadsheets: a title row of the fields' labels first",
+  row: "spreadsheets: the 0-based row to start at",
+  column: "spreadsheets: the 0-based column to start at",
+  page: "images: the 0-based page; a JSON answer without it lists every page",
+};
+const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/** The parameters as a JSON body carries them, with their JSON values. */
+const exportParameters = z
+  .object({
+    template: z.string().max(2048).optional().openapi({ description: parameterMeanings.template }),
+    data: z
+      .union([z.record(z.string(), z.unknown()), z.array(z.array(cell))])
+      .optional()
+      .openapi({ description: parameterMeanings.data }),
+    fields: z.array(exportFieldSchema).optional().openapi({ description: parameterMeanings.fields }),
+    label: z.boolean().optional().openapi({ description: parameterMeanings.label }),
+    row: z.number().int().min(0).optional().openapi({ description: parameterMeanings.row }),
+    column: z.number().int().min(0).optional().openapi({ description: parameterMeanings.column }),
+    page: z.number().int().min(0).optional().openapi({ description: parameterMeanings.page }),
+  })
+  .openapi("ExportParameters");
+/** The parameters as text, in the query or a form: `data` and `fields` as JSON. */
+const textParameters = z.object(
+  Object.fromEntries(
+    Object.entries(parameterMeanings).map(([name, description]) => [
+      name,
+      z.string().optional().openapi({ description }),
+    ]),
+  ),
+);
+const binary = { schema: z.string().openapi({ format: "binary" }) };
+
+/** Documented, not validated by the framework: the parameters come in the query or any kind of body. */
+const EXPORT_OPERATION: RouteConfig = {
+  method: "post",
+  path: "/{format}",
+  operationId: "exportDocument",
+  tags: ["Export"],
+  summary: "Fill a template with data: a document (docx, pdf), page images (png) or a spreadsheet (xlsx)",
+  description:
+    "Parameters in the query, or in a JSON, form or multipart body (a body's value wins). `Accept: application/json` answers with links to the outputs, kept as files of the file service; otherwise the output streams back.",
+  security: [{ bearer: [] }],
+  request: {
+    params: z.object({ format: z.enum(EXPORT_FORMATS) }),
+    query: textParameters,
+    headers: z.object({
+      accept: z.string().optional().openapi({ description: "application/json for links to the outputs" }),
+    }),
+    body: {
+      content: {
+        "application/json": { schema: exportParameters },
+        "application/x-www-form-urlencoded": { schema: textParameters },
+        "multipart/form-data": { schema: textParameters },
+      },
+    },
+  },
+  responses: {
+    200: {
+      description: "the output, or with `Accept: application/json` links to every output",
+      content: {
+        ...Object.fromEntries(Object.values(EXPORT_MIME).map((mime) => [mime, binary])),
+        "application/json": {
+          schema: z
+            .object({
+              files: z.array(
+                z.object({
+                  uri: z.string(),
+                  page: z.number().int().optional().openapi({ description: "images: the 0-based page" }),
+                }),
+              ),
+            })
+            .openapi("ExportedFiles"),
+        },
+      },
+    },
+    ...errorResponses("platform", [400, 401, 404, 413, 500, 503], {
+      404: "no such export format",
+      500: "the export failed (a template that cannot be filled or converted)",
+      503: "no export worker answered in time, or the converter is out of reach; retry later",
+    }),
+  },
+};
+
+/** Runs an export job on an `export` worker (request/reply, within EXPORT_TIMEOUT_MS). */
+export async function renderExport(deps: GatewayDeps, job: ExportJob): Promise<ExportResult> {
+  return deps.jobs.call("export", job);
+}
+
+/** The first output of an export, streamed from storage as an attachment named `name`. */
+export function exportedFileResponse(deps: GatewayDeps, result: ExportResult, name: string): Response {
+  const output = result.outputs[0]!;
+  return new Response(deps.storage.readStream(output.key), {
+    headers: {
+      "content-type": result.mime,
+      "content-length": String(output.bytes),
+      "content-disposition": `attachment; filename="${name}"`,
+    },
+  });
+}
+
 /** Spec 001's export service, at `{export_url}` = PUBLIC_URL/export. */
 export function exportRoutes(deps: GatewayDeps) {
   const { config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
-  app.use("/export/*", surface("platform"));
-  app.use("/export/*", requireToken(deps.oauth.accessTokens, { scopes: [] }));
+  app.openAPIRegistry.registerPath(EXPORT_OPERATION);
+  app.use(surface("platform"));
+  app.use(requireToken(deps.oauth.accessTokens, { scopes: [] }));
 
-  app.post("/export/:format", async (c) => {
+  app.post("/:format", async (c) => {
     const format = c.req.param("format") as ExportFormat;
     if (!EXPORT_FORMATS.includes(format)) {
       throw new PlatformError(
@@ -120,9 +228,7 @@ export function exportRoutes(deps: GatewayDeps) {
     }
     const json = wantsJson(c);
     const job = exportJob(format, await requestParameters(c), json);
-    const result = (await deps.broker.request("export", job, {
-      timeoutMs: config.export.timeoutMs,
-    })) as ExportResult;
+    const result = await renderExport(deps, job);
     if (json) {
       // Each output becomes a file of the file service; the answer links to them.
       const token = c.get("token");
@@ -151,14 +257,7 @@ export function exportRoutes(deps: GatewayDeps) {
       }
       return c.json({ files }, 200);
     }
-    const output = result.outputs[0]!;
-    return new Response(deps.storage.readStream(output.key), {
-      headers: {
-        "content-type": result.mime,
-        "content-length": String(output.bytes),
-        "content-disposition": `attachment; filename="export.${format}"`,
-      },
-    });
+    return exportedFileResponse(deps, result, `export.${format}`);
   });
   return app;
 }

@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { feedRun, recentFeedRuns } from "../../runtime/directory/feed-runs.ts";
-import { enqueueFeedSync, feedSettings } from "../../runtime/directory/feeds.ts";
-import { tenantByDomain } from "../../runtime/directory/tenants.ts";
+import { feedRun, recentFeedRuns } from "../../runtime/store/feed-runs.ts";
+import { enqueueFeedSync, feedSettings } from "../../runtime/store/feeds.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { requireOperatorToken } from "../middleware/require-operator-token.ts";
 
 const countsSchema = z.record(z.string(), z.unknown());
 const runSchema = z
@@ -45,10 +45,7 @@ const domainParams = z.object({ domain: z.string().min(1).max(253) });
 /** Operators' view of enterprise feeds: settings and recent runs, one run's rejects, a run on demand. */
 export function feedAdminRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const adminToken = deps.config.adminToken;
-  if (!adminToken) return app;
   const sql = deps.db.sql;
-  app.use("/admin/feeds/*", requireOperatorToken(adminToken, "admin"));
   const tags = ["Admin: enterprise feeds"];
   const security = [{ admin: [] }];
 
@@ -62,7 +59,8 @@ export function feedAdminRoutes(deps: GatewayDeps) {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/admin/feeds/{domain}",
+      path: "/{domain}",
+      operationId: "getFeed",
       tags,
       summary: "A tenant's feed settings (set in the bootstrap file) and its latest runs",
       security,
@@ -72,6 +70,7 @@ export function feedAdminRoutes(deps: GatewayDeps) {
       },
       responses: {
         200: { description: "the feed", content: { "application/json": { schema: feedSchema } } },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant, or it has no feed" }),
       },
     }),
     async (c) => {
@@ -85,13 +84,15 @@ export function feedAdminRoutes(deps: GatewayDeps) {
   app.openapi(
     createRoute({
       method: "get",
-      path: "/admin/feeds/{domain}/runs/{id}",
+      path: "/{domain}/runs/{id}",
+      operationId: "getFeedRun",
       tags,
       summary: "One run with the rows it rejected and why",
       security,
       request: { params: domainParams.extend({ id: z.uuid() }) },
       responses: {
         200: { description: "the run", content: { "application/json": { schema: runWithRejectsSchema } } },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such feed, or no such run of it" }),
       },
     }),
     async (c) => {
@@ -106,7 +107,8 @@ export function feedAdminRoutes(deps: GatewayDeps) {
   app.openapi(
     createRoute({
       method: "post",
-      path: "/admin/feeds/{domain}/runs",
+      path: "/{domain}/runs",
+      operationId: "startFeedRun",
       tags,
       summary: "Queue a run of the feed now; a run already in progress when it starts covers it",
       security,
@@ -116,11 +118,15 @@ export function feedAdminRoutes(deps: GatewayDeps) {
           description: "queued",
           content: { "application/json": { schema: z.object({ queued: z.literal(true) }) } },
         },
+        ...operatorErrorResponses([400, 404, 503], {
+          404: "no such tenant, or it has no feed",
+          503: "the broker is out of reach; retry later",
+        }),
       },
     }),
     async (c) => {
       const { tenantId } = await feedOf(c.req.valid("param").domain);
-      await enqueueFeedSync(deps.broker, tenantId, "manual");
+      await enqueueFeedSync(deps.jobs, tenantId, "manual");
       return c.json({ queued: true as const }, 202);
     },
   );

@@ -1,9 +1,16 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import { fileTypeFromBuffer } from "file-type";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { type FileEntity, fileMetaSchema, thumbSize, thumbSizesSchema } from "../../contracts/files.ts";
+import {
+  type FileEntity,
+  fileMetaSchema,
+  MAX_THUMB_SIZES,
+  thumbSize,
+  thumbSizesSchema,
+} from "../../contracts/files.ts";
 import type { Config } from "../../runtime/config.ts";
+import type { StoredUpload } from "../../runtime/storage/file-storage.ts";
 import {
   createFile,
   deleteFile,
@@ -12,22 +19,20 @@ import {
   replaceContent,
   thumbOf,
   updateMeta,
-} from "../../runtime/directory/files.ts";
-import type { StoredUpload } from "../../runtime/storage/file-storage.ts";
+} from "../../runtime/store/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
-import { allowDownload, hashFileToken, requireOwner } from "../file-access.ts";
+import { errorResponses } from "../error-responses.ts";
+import { downloadAccess, fileUrl, hashFileToken, requireOwner } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
-import { workflowResponse } from "../workflow-envelope.ts";
+import { workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
 
 const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The persistent address of a stored file (spec 001's file service `GET /file/{id}`). */
-export function fileUrl(config: Config, fileId: string): string {
-  return `${config.http.publicUrl}/file/${fileId}`;
-}
+/** Spec 001's times: Unix seconds. */
+const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** Spec 001's file record; the file token itself is never shown, only that one is set. */
 export function fileEntity(config: Config, file: FileRecord): FileEntity {
@@ -38,8 +43,8 @@ export function fileEntity(config: Config, file: FileRecord): FileEntity {
     uri: fileUrl(config, file.id),
     mime: file.mime,
     size: file.size,
-    createTime: file.createdAt.getTime(),
-    lastModified: file.updatedAt.getTime(),
+    createTime: unixSeconds(file.createdAt),
+    lastModified: unixSeconds(file.updatedAt),
     thumbsizes: file.thumbsizes,
     sha1Hash: file.sha1Hash,
     tags: file.tags,
@@ -72,35 +77,211 @@ function byteRange(
   return { start, end };
 }
 
+const fileSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    kind: z.literal("canvas.file"),
+    uri: z.string().openapi({ description: "the persistent address of the download, GET /file/{id}" }),
+    mime: z.string(),
+    size: z.number().int(),
+    createTime: z.number().int(),
+    lastModified: z.number().int(),
+    thumbsizes: z.array(z.string()),
+    sha1Hash: z.string(),
+    tags: z.string(),
+    meta: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "`secure` and the owner's keys; a file token shows only as `(set)`" }),
+  })
+  .openapi("File");
+const fileResponse = {
+  description: "Response<File>",
+  content: { "application/json": { schema: workflowResponseSchema(fileSchema, "FileResponse") } },
+};
+
+const idParams = z.object({ id: z.uuid() });
+const downloadQuery = z.object({
+  access_token: z.string().optional().openapi({
+    description:
+      "for a secure file: an access token of the owning application (or of a user of it), or the file's own token",
+  }),
+});
+const upload = {
+  required: true,
+  content: {
+    "multipart/form-data": {
+      schema: z.object({
+        file: z.string().openapi({ format: "binary", description: "the content" }),
+        thumbsizes: z
+          .string()
+          .optional()
+          .openapi({
+            description: `thumbnails to make of an image: up to ${MAX_THUMB_SIZES} sizes NxM, comma-separated`,
+            example: "64x64,320x240",
+          }),
+      }),
+    },
+  },
+};
+const binary = z.string().openapi({ format: "binary" });
+const secureDownload = {
+  401: "a secure file without an access_token valid for it",
+  403: "an access token of an application that does not own the file",
+  429: "too many wrong file tokens for this file from this address; retry after Retry-After",
+};
+const ownerOnly = { 403: "the file belongs to another application" };
+const tags = ["Files"];
+const security = [{ bearer: [] }];
+
+/**
+ * Documented, not validated by the framework: uploads are read as they stream in, and a file id
+ * that is not one is simply not found.
+ */
+const FILE_OPERATIONS: RouteConfig[] = [
+  {
+    method: "put",
+    path: "/",
+    operationId: "uploadFile",
+    tags,
+    summary: "Upload a file (multipart field `file`); its type is read from its content",
+    security,
+    request: {
+      query: z.object({
+        secure: z
+          .enum(["true", "false"])
+          .optional()
+          .openapi({ description: "downloads need an access_token" }),
+      }),
+      body: upload,
+    },
+    responses: {
+      200: fileResponse,
+      ...errorResponses("platform", [400, 401, 413, 415, 503], {
+        413: "the file is larger than the upload limit",
+        415: "not multipart/form-data",
+      }),
+    },
+  },
+  {
+    method: "get",
+    path: "/{id}",
+    operationId: "downloadFile",
+    tags,
+    summary: "Download a stored file (anonymous unless it is secure); Range and If-None-Match supported",
+    request: {
+      params: idParams,
+      query: downloadQuery,
+      headers: z.object({
+        range: z.string().optional().openapi({ example: "bytes=0-1023" }),
+        "if-none-match": z.string().optional(),
+      }),
+    },
+    responses: {
+      200: { description: "the file, under its own content type", content: { "*/*": { schema: binary } } },
+      206: { description: "the requested byte range", content: { "*/*": { schema: binary } } },
+      304: { description: "unchanged (If-None-Match)" },
+      ...errorResponses("platform", [401, 403, 404, 416, 429, 503], secureDownload),
+    },
+  },
+  {
+    method: "post",
+    path: "/{id}",
+    operationId: "replaceFile",
+    tags,
+    summary: "Replace a file's content, keeping its id (the owning application only)",
+    security,
+    request: { params: idParams, body: upload },
+    responses: {
+      200: fileResponse,
+      ...errorResponses("platform", [400, 401, 403, 404, 413, 415, 503], {
+        ...ownerOnly,
+        413: "the file is larger than the upload limit",
+        415: "not multipart/form-data",
+      }),
+    },
+  },
+  {
+    method: "delete",
+    path: "/{id}",
+    operationId: "deleteFile",
+    tags,
+    summary: "Delete a file (the owning application only); the answer is the file that was",
+    security,
+    request: { params: idParams },
+    responses: { 200: fileResponse, ...errorResponses("platform", [401, 403, 404, 503], ownerOnly) },
+  },
+  {
+    method: "get",
+    path: "/{id}/meta",
+    operationId: "getFileMeta",
+    tags,
+    summary: "A file's record: name, type, size, dates, thumbnail sizes and meta",
+    request: { params: idParams, query: downloadQuery },
+    responses: {
+      200: fileResponse,
+      ...errorResponses("platform", [401, 403, 404, 429, 503], secureDownload),
+    },
+  },
+  {
+    method: "post",
+    path: "/{id}/meta",
+    operationId: "updateFileMeta",
+    tags,
+    summary: "Set a file's meta (the owning application only); a key given as null is removed",
+    description:
+      "`secure`, a file token (`token`, with `tokenExpire` and `tokenDisposable`) for secure downloads, `thumbsizes`, and keys of the owner's own.",
+    security,
+    request: {
+      params: idParams,
+      body: {
+        required: true,
+        content: { "application/json": { schema: z.object({ meta: fileMetaSchema }) } },
+      },
+    },
+    responses: {
+      200: fileResponse,
+      ...errorResponses("platform", [400, 401, 403, 404, 413, 503], ownerOnly),
+    },
+  },
+  {
+    method: "get",
+    path: "/{id}/thumb/{size}",
+    operationId: "getFileThumbnail",
+    tags,
+    summary: "A thumbnail of an image, of a size asked for in `thumbsizes`",
+    request: {
+      params: idParams.extend({
+        size: z
+          .string()
+          .regex(/^\d{1,4}[x*]\d{1,4}$/)
+          .openapi({ example: "64x64" }),
+      }),
+      query: downloadQuery,
+    },
+    responses: {
+      200: { description: "the thumbnail", content: { "image/*": { schema: binary } } },
+      ...errorResponses("platform", [400, 401, 403, 404, 429, 503], {
+        ...secureDownload,
+        404: "no such file, or no thumbnail of this size",
+      }),
+    },
+  },
+];
+
 /** Spec 001's file service: upload, download, replace, delete, meta and thumbnails. */
 export function fileRoutes(deps: GatewayDeps) {
   const { storage, config } = deps;
   const { accessTokens } = deps.oauth;
+  const allowDownload = downloadAccess(deps);
   const app = new OpenAPIHono<GatewayEnv>();
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/file/{id}",
-    tags: ["Files"],
-    summary: "Download a stored file (anonymous unless it is secure); Range and If-None-Match supported",
-    request: { params: z.object({ id: z.uuid() }) },
-    responses: {
-      200: {
-        description: "the file",
-        content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
-      },
-      206: { description: "the requested byte range" },
-      304: { description: "unchanged (If-None-Match)" },
-      401: { description: "a secure file without a valid access_token" },
-      404: { description: "no such file" },
-    },
-  });
+  for (const operation of FILE_OPERATIONS) app.openAPIRegistry.registerPath(operation);
   // File operations answer real HTTP statuses with spec 001's Response envelope (never 200 for a failure).
-  app.use("/file", surface("platform"));
-  app.use("/file/*", surface("platform"));
+  app.use(surface("platform"));
   const anyToken = requireToken(accessTokens, { scopes: [] });
-  app.on("PUT", "/file", anyToken);
-  app.on(["POST", "DELETE"], "/file/:id", anyToken);
-  app.on("POST", "/file/:id/meta", anyToken);
+  app.on("PUT", "/", anyToken);
+  app.on(["POST", "DELETE"], "/:id", anyToken);
+  app.on("POST", "/:id/meta", anyToken);
 
   const found = async (id: string): Promise<FileRecord> => {
     const file = FILE_ID.test(id) ? await fileById(deps.db.sql, id) : undefined;
@@ -143,15 +324,11 @@ export function fileRoutes(deps: GatewayDeps) {
 
   const makeThumbnails = async (file: FileRecord) => {
     if (file.thumbsizes.length > 0 && file.mime.startsWith("image/")) {
-      await deps.broker.publish(
-        "files.thumbs",
-        { fileId: file.id },
-        { messageId: `${file.id}-${file.sha256}` },
-      );
+      await deps.jobs.enqueue("filesThumbs", { fileId: file.id }, { messageId: `${file.id}-${file.sha256}` });
     }
   };
 
-  app.put("/file", async (c) => {
+  app.put("/", async (c) => {
     const token = c.get("token");
     const id = timeOrderedId();
     const received = await receive(c, id);
@@ -172,10 +349,10 @@ export function fileRoutes(deps: GatewayDeps) {
     return c.json(workflowResponse([fileEntity(config, file)]), 200);
   });
 
-  app.get("/file/:id", async (c) => {
+  app.get("/:id", async (c) => {
     const file = await found(c.req.param("id"));
     const etag = `"${file.sha256}"`;
-    await allowDownload(deps.db.sql, accessTokens, file, c.req.query("access_token"), { spend: true });
+    await allowDownload(c, file, { spend: true });
     const headers: Record<string, string> = {
       "content-type": file.mime,
       etag,
@@ -215,7 +392,7 @@ export function fileRoutes(deps: GatewayDeps) {
     });
   });
 
-  app.post("/file/:id", async (c) => {
+  app.post("/:id", async (c) => {
     const file = await found(c.req.param("id"));
     requireOwner(file, c.get("token"));
     const received = await receive(c, file.id);
@@ -225,7 +402,7 @@ export function fileRoutes(deps: GatewayDeps) {
     return c.json(workflowResponse([fileEntity(config, replaced)]), 200);
   });
 
-  app.delete("/file/:id", async (c) => {
+  app.delete("/:id", async (c) => {
     const file = await found(c.req.param("id"));
     requireOwner(file, c.get("token"));
     await deleteFile(deps.db.sql, file.id);
@@ -233,13 +410,13 @@ export function fileRoutes(deps: GatewayDeps) {
     return c.json(workflowResponse([fileEntity(config, file)]), 200);
   });
 
-  app.get("/file/:id/meta", async (c) => {
+  app.get("/:id/meta", async (c) => {
     const file = await found(c.req.param("id"));
-    await allowDownload(deps.db.sql, accessTokens, file, c.req.query("access_token"), { spend: false });
+    await allowDownload(c, file, { spend: false });
     return c.json(workflowResponse([fileEntity(config, file)]), 200);
   });
 
-  app.post("/file/:id/meta", async (c) => {
+  app.post("/:id/meta", async (c) => {
     const file = await found(c.req.param("id"));
     requireOwner(file, c.get("token"));
     const body = (await c.req.json().catch(() => undefined)) as { meta?: unknown } | undefined;
@@ -268,11 +445,11 @@ export function fileRoutes(deps: GatewayDeps) {
     return c.json(workflowResponse([fileEntity(config, current)]), 200);
   });
 
-  app.get("/file/:id/thumb/:size", async (c) => {
+  app.get("/:id/thumb/:size", async (c) => {
     const file = await found(c.req.param("id"));
     const size = thumbSize(c.req.param("size"));
     if (!size) throw new PlatformError(ErrorCode.InvalidArgument, `size: ${c.req.param("size")} is not NxM`);
-    await allowDownload(deps.db.sql, accessTokens, file, c.req.query("access_token"), { spend: true });
+    await allowDownload(c, file, { spend: true });
     const thumb = await thumbOf(deps.db.sql, file.id, size.name);
     if (!thumb) {
       throw new PlatformError(

@@ -15,6 +15,7 @@ const readinessSchema = z
 const healthRoute = createRoute({
   method: "get",
   path: "/healthz",
+  operationId: "getHealth",
   tags: ["Operations"],
   summary: "Liveness: the process is up",
   responses: { 200: { description: "alive", content: { "application/json": { schema: healthSchema } } } },
@@ -23,6 +24,7 @@ const healthRoute = createRoute({
 const readinessRoute = createRoute({
   method: "get",
   path: "/readyz",
+  operationId: "getReadiness",
   tags: ["Operations"],
   summary: "Readiness: the database and the broker are reachable",
   responses: {

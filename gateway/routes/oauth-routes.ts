@@ -1,7 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Grant, SCOPES } from "../../contracts/scopes.ts";
-import { userById } from "../../runtime/directory/users.ts";
+import { userById } from "../../runtime/store/users.ts";
+import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { surface } from "../middleware/surface.ts";
 import type { ClientCredentials, TokenResponse } from "../oauth/authorization-server.ts";
@@ -40,22 +41,25 @@ const tokenResponseSchema = z
   })
   .openapi("TokenResponse");
 
-const oauthErrorSchema = z
-  .object({ error: z.string(), error_description: z.string() })
-  .openapi("OAuthError", { description: "RFC 6749 §5.2 error" });
+/** HTTP Basic, or (an empty requirement) the credentials in the form, or none for a public client. */
+const clientAuthentication: Record<string, string[]>[] = [{ client: [] }, {}];
 
 const tokenRoute = createRoute({
   method: "post",
-  path: "/oauth2/token",
+  path: "/token",
+  operationId: "issueToken",
   tags: ["OAuth2"],
   summary: "Issue an access token (client_credentials, password, refresh_token, authorization_code)",
   description:
     "Client credentials by HTTP Basic (preferred) or in the form; when both are given the header is used.",
+  security: clientAuthentication,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: tokenRequestSchema } } } },
   responses: {
     200: { description: "token issued", content: { "application/json": { schema: tokenResponseSchema } } },
-    400: { description: "RFC 6749 error", content: { "application/json": { schema: oauthErrorSchema } } },
-    401: { description: "invalid_client", content: { "application/json": { schema: oauthErrorSchema } } },
+    ...errorResponses("oauth", [400, 401, 413, 415, 503], {
+      400: "invalid_request, invalid_grant, invalid_scope, unauthorized_client or unsupported_grant_type",
+      401: "invalid_client: the client could not be authenticated",
+    }),
   },
 });
 
@@ -83,30 +87,89 @@ const introspectionSchema = z
   })
   .openapi("Introspection");
 
+/** Answers of the introspection and revocation endpoints when the request or its client is refused. */
+const tokenParameterErrors = errorResponses("oauth", [400, 401, 413, 415, 503], {
+  400: "invalid_request, or unauthorized_client (a client without the introspect scope)",
+  401: "invalid_client: the client could not be authenticated",
+});
+
 const introspectRoute = createRoute({
   method: "post",
-  path: "/oauth2/introspect",
+  path: "/introspect",
+  operationId: "introspectToken",
   tags: ["OAuth2"],
   summary: "Token introspection (RFC 7662); the client needs the introspect scope",
+  description: "Client credentials by HTTP Basic or in the form, as for the token endpoint.",
+  security: clientAuthentication,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: tokenParameterSchema } } } },
   responses: {
     200: {
       description: "the token's state",
       content: { "application/json": { schema: introspectionSchema } },
     },
-    401: { description: "invalid_client", content: { "application/json": { schema: oauthErrorSchema } } },
+    ...tokenParameterErrors,
   },
 });
 
 const revokeRoute = createRoute({
   method: "post",
-  path: "/oauth2/revoke",
+  path: "/revoke",
+  operationId: "revokeToken",
   tags: ["OAuth2"],
   summary: "Token revocation (RFC 7009): a refresh token and every token rotated from the same grant",
+  description:
+    "Client credentials by HTTP Basic or in the form; a public client (no secret) names itself with client_id.",
+  security: clientAuthentication,
   request: { body: { content: { "application/x-www-form-urlencoded": { schema: tokenParameterSchema } } } },
   responses: {
     200: { description: "revoked, or not a token of this client" },
-    401: { description: "invalid_client", content: { "application/json": { schema: oauthErrorSchema } } },
+    ...tokenParameterErrors,
+  },
+});
+
+const jwksSchema = z
+  .object({ keys: z.array(z.object({ kty: z.string(), kid: z.string().optional() }).loose()) })
+  .openapi("JsonWebKeySet", { description: "RFC 7517 JWK set" });
+
+const jwksRoute = createRoute({
+  method: "get",
+  path: "/jwks",
+  operationId: "getJsonWebKeySet",
+  tags: ["OAuth2"],
+  summary:
+    "The public keys access tokens are signed with, the retired ones included while tokens they signed live",
+  responses: {
+    200: { description: "the key set", content: { "application/json": { schema: jwksSchema } } },
+  },
+});
+
+const metadataSchema = z
+  .object({
+    issuer: z.string(),
+    authorization_endpoint: z.string(),
+    token_endpoint: z.string(),
+    jwks_uri: z.string(),
+    introspection_endpoint: z.string(),
+    revocation_endpoint: z.string(),
+    scopes_supported: z.array(z.string()),
+    response_types_supported: z.array(z.string()),
+    response_modes_supported: z.array(z.string()),
+    grant_types_supported: z.array(z.string()),
+    token_endpoint_auth_methods_supported: z.array(z.string()),
+    introspection_endpoint_auth_methods_supported: z.array(z.string()),
+    revocation_endpoint_auth_methods_supported: z.array(z.string()),
+    code_challenge_methods_supported: z.array(z.string()),
+  })
+  .openapi("AuthorizationServerMetadata", { description: "RFC 8414 authorization server metadata" });
+
+const metadataRoute = createRoute({
+  method: "get",
+  path: "/.well-known/oauth-authorization-server",
+  operationId: "getAuthorizationServerMetadata",
+  tags: ["OAuth2"],
+  summary: "Authorization server metadata (RFC 8414): the endpoints, scopes, grants and methods supported",
+  responses: {
+    200: { description: "the metadata", content: { "application/json": { schema: metadataSchema } } },
   },
 });
 
@@ -144,9 +207,8 @@ function noStore(c: Context<GatewayEnv>): void {
 export function oauthRoutes(deps: GatewayDeps) {
   const { server, accessTokens, refreshTokens } = deps.oauth;
   const issuer = deps.config.oauth.issuer;
-  const base = deps.config.http.publicUrl;
   const app = new OpenAPIHono<GatewayEnv>();
-  app.use("/oauth2/*", surface("oauth"));
+  app.use(surface("oauth"));
 
   app.openapi(tokenRoute, async (c) => {
     const form = c.req.valid("form");
@@ -226,32 +288,40 @@ export function oauthRoutes(deps: GatewayDeps) {
     return c.body(null, 200);
   });
 
-  app.get("/oauth2/jwks", (c) => c.json(accessTokens.jwks()));
-
-  app.get("/.well-known/oauth-authorization-server", (c) =>
-    c.json({
-      issuer,
-      authorization_endpoint: `${base}/oauth2/authorize`,
-      token_endpoint: `${base}/oauth2/token`,
-      jwks_uri: `${base}/oauth2/jwks`,
-      introspection_endpoint: `${base}/oauth2/introspect`,
-      revocation_endpoint: `${base}/oauth2/revoke`,
-      scopes_supported: SCOPES.map((scope) => scope.name),
-      response_types_supported: ["code", "token"],
-      response_modes_supported: ["query", "fragment"],
-      grant_types_supported: [
-        "authorization_code",
-        "client_credentials",
-        "password",
-        "refresh_token",
-        "implicit",
-      ],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
-      introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
-      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
-      code_challenge_methods_supported: ["S256"],
-    }),
-  );
+  app.openapi(jwksRoute, (c) => c.json(accessTokens.jwks() as z.infer<typeof jwksSchema>, 200));
 
   return app;
+}
+
+/** RFC 8414's metadata, at its well-known address outside /oauth2. */
+export function oauthMetadataRoutes(deps: GatewayDeps) {
+  const issuer = deps.config.oauth.issuer;
+  const base = deps.config.http.publicUrl;
+  return new OpenAPIHono<GatewayEnv>().openapi(metadataRoute, (c) =>
+    c.json(
+      {
+        issuer,
+        authorization_endpoint: `${base}/oauth2/authorize`,
+        token_endpoint: `${base}/oauth2/token`,
+        jwks_uri: `${base}/oauth2/jwks`,
+        introspection_endpoint: `${base}/oauth2/introspect`,
+        revocation_endpoint: `${base}/oauth2/revoke`,
+        scopes_supported: SCOPES.map((scope) => scope.name),
+        response_types_supported: ["code", "token"],
+        response_modes_supported: ["query", "fragment"],
+        grant_types_supported: [
+          "authorization_code",
+          "client_credentials",
+          "password",
+          "refresh_token",
+          "implicit",
+        ],
+        token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
+        introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+        revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
+        code_challenge_methods_supported: ["S256"],
+      },
+      200,
+    ),
+  );
 }

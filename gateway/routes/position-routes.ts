@@ -7,15 +7,21 @@ import {
   revokePosition,
   searchUsers,
   userIdByCode,
-} from "../../runtime/directory/positions.ts";
-import { pageParameters, parseParameters } from "../directory-parameters.ts";
+} from "../../runtime/store/positions.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
-import { requestParameters } from "../request-parameters.ts";
-import { heldPositionSchema, tripleUserSchema } from "../triple-schemas.ts";
-import { workflowResponse, workflowResponseSchema } from "../workflow-envelope.ts";
-import type { WorkflowTenants } from "../workflow-tenant.ts";
+import { pathValidatedRoute } from "../path-validated-route.ts";
+import { documentedParameters, pageParameters, parseParameters } from "../workflow/directory-parameters.ts";
+import { requestParameters } from "../workflow/request-parameters.ts";
+import { heldPositionSchema, tripleUserSchema } from "../workflow/triple-schemas.ts";
+import {
+  workflowErrors,
+  workflowOperationId,
+  workflowResponse,
+  workflowResponseSchema,
+} from "../workflow/workflow-envelope.ts";
+import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const domainParameter = { domain: z.string().max(253).optional() };
 const grantParameters = z.object({
@@ -26,14 +32,15 @@ const grantParameters = z.object({
 });
 const revokeParameters = grantParameters.omit({ number: true });
 
-const positionResponses = {
-  200: {
-    description: "Response<Position>",
-    content: {
-      "application/json": { schema: workflowResponseSchema(heldPositionSchema, "GrantedPositionResponse") },
-    },
+const positions = {
+  description: "Response<Position>",
+  content: {
+    "application/json": { schema: workflowResponseSchema(heldPositionSchema, "GrantedPositionResponse") },
   },
 };
+const positionResponses = { 200: positions, ...workflowErrors() };
+/** An operation whose parameters may come in a body. */
+const changeResponses = { 200: positions, ...workflowErrors(413) };
 const userResponses = {
   200: {
     description: "Response<User> with the positions each holds",
@@ -41,6 +48,7 @@ const userResponses = {
       "application/json": { schema: workflowResponseSchema(tripleUserSchema, "PositionUsersResponse") },
     },
   },
+  ...workflowErrors(),
 };
 
 /** Spec 001 6.x: who holds which position, read and granted by sys tokens. */
@@ -56,10 +64,12 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
 
   app.use("/apis/*", surface("workflow"));
   for (const base of ["/apis/v2", "/apis/v2d"]) {
+    const operationId = (name: string) => workflowOperationId(base, name);
     app.openapi(
       createRoute({
         method: "get",
         path: `${base}/user/{id}/positions`,
+        operationId: operationId("getUserPositions"),
         tags,
         summary: "6.1 The positions a user (id or account) holds",
         security,
@@ -79,6 +89,7 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
       createRoute({
         method: "get",
         path: `${base}/position/{position}/users`,
+        operationId: operationId("getPositionUsers"),
         tags,
         summary:
           "6.2 Users holding a position (`dept:post`, `*` for any, comma-separated for several), paged",
@@ -97,17 +108,24 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
     );
 
     app.openapi(
-      createRoute({
-        method: "put",
-        path: `${base}/position/{position}/users`,
-        tags,
-        summary:
-          "6.3 Give a user (`code`: account or id) a position, with an optional staff or student `number`",
-        security,
-        middleware: edit,
-        request: { params: positionParam },
-        responses: positionResponses,
-      }),
+      pathValidatedRoute(
+        app,
+        createRoute({
+          method: "put",
+          path: `${base}/position/{position}/users`,
+          operationId: operationId("grantPosition"),
+          tags,
+          summary:
+            "6.3 Give a user (`code`: account or id) a position, with an optional staff or student `number`",
+          security,
+          middleware: edit,
+          request: {
+            params: positionParam,
+            ...documentedParameters(grantParameters, "GrantPositionParameters"),
+          },
+          responses: changeResponses,
+        }),
+      ),
       async (c) => {
         const position = parsePosition(c.req.valid("param").position);
         const { domain, ...grant } = parseParameters(grantParameters, await requestParameters(c));
@@ -117,16 +135,23 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
     );
 
     app.openapi(
-      createRoute({
-        method: "delete",
-        path: `${base}/position/{position}/users`,
-        tags,
-        summary: "6.4 Take the matching positions (wildcards allowed) from a user (`code`)",
-        security,
-        middleware: edit,
-        request: { params: positionParam },
-        responses: positionResponses,
-      }),
+      pathValidatedRoute(
+        app,
+        createRoute({
+          method: "delete",
+          path: `${base}/position/{position}/users`,
+          operationId: operationId("revokePosition"),
+          tags,
+          summary: "6.4 Take the matching positions (wildcards allowed) from a user (`code`)",
+          security,
+          middleware: edit,
+          request: {
+            params: positionParam,
+            ...documentedParameters(revokeParameters, "RevokePositionParameters"),
+          },
+          responses: changeResponses,
+        }),
+      ),
       async (c) => {
         const patterns = parsePositionFilter(c.req.valid("param").position);
         const { domain, ...grant } = parseParameters(revokeParameters, await requestParameters(c));

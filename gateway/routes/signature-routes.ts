@@ -1,19 +1,15 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import {
-  locationListSchema,
-  type SignJob,
-  type SignResult,
-  signJobSchema,
-} from "../../contracts/signature.ts";
-import { createFile, deleteFile } from "../../runtime/directory/files.ts";
+import { locationListSchema, type SignJob, signJobSchema } from "../../contracts/signature.ts";
+import { createFile, deleteFile } from "../../runtime/store/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
+import { errorResponses } from "../error-responses.ts";
+import { fileUrl } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
 import type { SealCache } from "../seal-cache.ts";
-import { fileUrl } from "./file-routes.ts";
 
 const SEAL_CODE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -48,14 +44,10 @@ function integerField(fields: Map<string, string>, name: string, allowed: (n: nu
   return value;
 }
 
-const failure = z
-  .object({ errno: z.number().int(), error: z.string(), total: z.literal(0) })
-  .openapi("SignatureFailure");
-const failureContent = { content: { "application/json": { schema: failure } } };
-
 const signatureDocumentation = {
   method: "post" as const,
-  path: "/v1/signature/{eSignCode}",
+  path: "/{eSignCode}",
+  operationId: "sealPdf",
   tags: ["Signature"],
   summary: "Seal a PDF (and sign it); the answer is the sealed file",
   security: [{ bearer: [] }],
@@ -82,12 +74,16 @@ const signatureDocumentation = {
       description: "the sealed PDF",
       content: { "application/pdf": { schema: z.string().openapi({ format: "binary" }) } },
     },
-    400: { description: "malformed request", ...failureContent },
-    401: { description: "ACCESS_TOKEN_EXPIRED", ...failureContent },
-    404: { description: "unknown seal code", ...failureContent },
-    413: { description: "file too large", ...failureContent },
-    500: { description: "the file cannot be sealed", ...failureContent },
-    503: { description: "no sign worker answered in time", ...failureContent },
+    ...errorResponses("signature", [400, 401, 403, 404, 413, 415, 500, 503], {
+      400: "malformed request: the message names the field",
+      401: "ACCESS_TOKEN_EXPIRED: no valid access token",
+      403: "not a sys token with the signature scope",
+      404: "unknown seal code",
+      413: "file too large",
+      415: "not multipart/form-data",
+      500: "the file cannot be sealed",
+      503: "no sign worker answered in time",
+    }),
   },
 };
 
@@ -100,9 +96,9 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
   const app = new OpenAPIHono<GatewayEnv>();
   // Documented here, not validated by the framework: the body is read as it streams in.
   app.openAPIRegistry.registerPath(signatureDocumentation);
-  app.use("/v1/signature/*", surface("signature"));
-  app.use("/v1/signature/*", requireToken(deps.oauth.accessTokens, { scopes: ["signature"], kind: "sys" }));
-  app.post("/v1/signature/:eSignCode", async (c) => {
+  app.use(surface("signature"));
+  app.use(requireToken(deps.oauth.accessTokens, { scopes: ["signature"], kind: "sys" }));
+  app.post("/:eSignCode", async (c) => {
     const code = c.req.param("eSignCode");
     if (!SEAL_CODE.test(code)) throw badRequest(`eSignCode: ${JSON.stringify(code)} is not a seal code`);
     const token = c.get("token");
@@ -156,13 +152,13 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
             owner: { applicationId: token.clientId, tenantId: token.tenantId },
           })
         : undefined;
-      const sealing = deps.broker.request("sign", job.data, { timeoutMs: config.sign.timeoutMs });
+      const sealing = deps.jobs.call("sign", job.data);
       const [sealed, recorded] = await Promise.allSettled([sealing, recording]);
       if (sealed.status === "rejected" || recorded.status === "rejected") {
         if (recording && recorded.status === "fulfilled") await deleteFile(deps.db.sql, fileId);
         throw sealed.status === "rejected" ? sealed.reason : (recorded as PromiseRejectedResult).reason;
       }
-      const result = sealed.value as SignResult;
+      const result = sealed.value;
       const body = storage.readStream(result.outputKey, {
         onEnd: () => void storage.remove(result.outputKey),
       });

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import { parsePositionFilter, searchUsers } from "../../runtime/directory/positions.ts";
+import { parsePositionFilter, searchUsers } from "../../runtime/store/positions.ts";
 import {
   createTriple,
   findTriple,
@@ -9,21 +9,28 @@ import {
   modifyTriple,
   removeTriple,
   type TripleType,
-} from "../../runtime/directory/triples.ts";
+} from "../../runtime/store/triples.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { requireToken } from "../middleware/require-token.ts";
+import { surface } from "../middleware/surface.ts";
+import { pathValidatedRoute } from "../path-validated-route.ts";
 import {
   booleanParameter,
+  documentedParameters,
   listParameter,
   metaParameter,
   pageParameters,
   parseParameters,
-} from "../directory-parameters.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { requireToken } from "../middleware/require-token.ts";
-import { surface } from "../middleware/surface.ts";
-import { requestParameters } from "../request-parameters.ts";
-import { tripleEntrySchema } from "../triple-schemas.ts";
-import { workflowResponse, workflowResponseSchema } from "../workflow-envelope.ts";
-import type { WorkflowTenants } from "../workflow-tenant.ts";
+} from "../workflow/directory-parameters.ts";
+import { requestParameters } from "../workflow/request-parameters.ts";
+import { tripleEntrySchema } from "../workflow/triple-schemas.ts";
+import {
+  workflowErrors,
+  workflowOperationId,
+  workflowResponse,
+  workflowResponseSchema,
+} from "../workflow/workflow-envelope.ts";
+import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const TYPES = ["user", "dept", "post"] as const;
 const LISTS = { users: "user", depts: "dept", posts: "post" } as const;
@@ -60,12 +67,15 @@ const userQueryParameters = z.object({
   ...domainParameter,
 });
 
-const responses = {
-  200: {
-    description: "Response<User|Dept|Post>",
-    content: { "application/json": { schema: workflowResponseSchema(tripleEntrySchema, "TripleResponse") } },
-  },
+const removeParameters = z.object({ ...domainParameter, source: sourceParameter });
+
+const found = {
+  description: "Response<User|Dept|Post>",
+  content: { "application/json": { schema: workflowResponseSchema(tripleEntrySchema, "TripleResponse") } },
 };
+const responses = { 200: found, ...workflowErrors() };
+/** An operation whose parameters may come in a body. */
+const writeResponses = { 200: found, ...workflowErrors(413) };
 
 /** Spec 001 5.x: users, departments and posts of the application's tenant, read and written by sys tokens. */
 export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
@@ -81,10 +91,12 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
 
   app.use("/apis/*", surface("workflow"));
   for (const base of ["/apis/v2", "/apis/v2d"]) {
+    const operationId = (name: string) => workflowOperationId(base, name);
     app.openapi(
       createRoute({
         method: "get",
         path: `${base}/triple/{type}/{idc}`,
+        operationId: operationId("getTriple"),
         tags,
         summary:
           "5.1 A user, department or post by code (`code@domain` or `domain` for a global application)",
@@ -108,16 +120,25 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
     );
 
     app.openapi(
-      createRoute({
-        method: "put",
-        path: `${base}/triple/{type}`,
-        tags,
-        summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
-        security,
-        middleware: edit,
-        request: { params: z.object({ type: typeParam }) },
-        responses,
-      }),
+      pathValidatedRoute(
+        app,
+        createRoute({
+          method: "put",
+          path: `${base}/triple/{type}`,
+          operationId: operationId("createTriple"),
+          tags,
+          summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
+          description:
+            "`code` and `name` are required; the other parameters apply to the type that has them.",
+          security,
+          middleware: edit,
+          request: {
+            params: z.object({ type: typeParam }),
+            ...documentedParameters(createParameters, "CreateTripleParameters"),
+          },
+          responses: writeResponses,
+        }),
+      ),
       async (c) => {
         const { type } = c.req.valid("param");
         const { domain, ...fields } = parseParameters(createParameters, await requestParameters(c));
@@ -127,16 +148,23 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
     );
 
     app.openapi(
-      createRoute({
-        method: "post",
-        path: `${base}/triple/{type}/{idc}`,
-        tags,
-        summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
-        security,
-        middleware: edit,
-        request: { params: z.object({ type: typeParam, idc: idcParam }) },
-        responses,
-      }),
+      pathValidatedRoute(
+        app,
+        createRoute({
+          method: "post",
+          path: `${base}/triple/{type}/{idc}`,
+          operationId: operationId("modifyTriple"),
+          tags,
+          summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
+          security,
+          middleware: edit,
+          request: {
+            params: z.object({ type: typeParam, idc: idcParam }),
+            ...documentedParameters(modifyParameters, "ModifyTripleParameters"),
+          },
+          responses: writeResponses,
+        }),
+      ),
       async (c) => {
         const { type, idc } = c.req.valid("param");
         const { domain, ...changes } = parseParameters(modifyParameters, await requestParameters(c));
@@ -154,38 +182,50 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
     );
 
     app.openapi(
-      createRoute({
-        method: "delete",
-        path: `${base}/triple/{type}/{id}`,
-        tags,
-        summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
-        security,
-        middleware: edit,
-        request: { params: z.object({ type: typeParam, id: idcParam }) },
-        responses,
-      }),
+      pathValidatedRoute(
+        app,
+        createRoute({
+          method: "delete",
+          path: `${base}/triple/{type}/{id}`,
+          operationId: operationId("removeTriple"),
+          tags,
+          summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
+          security,
+          middleware: edit,
+          request: {
+            params: z.object({ type: typeParam, id: idcParam }),
+            ...documentedParameters(removeParameters, "RemoveTripleParameters"),
+          },
+          responses: writeResponses,
+        }),
+      ),
       async (c) => {
         const { type, id } = c.req.valid("param");
-        const { domain, source } = parseParameters(
-          z.object({ ...domainParameter, source: sourceParameter }),
-          await requestParameters(c),
-        );
+        const { domain, source } = parseParameters(removeParameters, await requestParameters(c));
         const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, domain);
         return c.json(workflowResponse([await removeTriple(sql, tenantId, type, code, source)]), 200);
       },
     );
 
     app.openapi(
-      createRoute({
-        method: "get",
-        path: `${base}/triple/{list}`,
-        tags,
-        summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
-        security,
-        middleware: read,
-        request: { params: z.object({ list: z.enum(["users", "depts", "posts"]) }) },
-        responses,
-      }),
+      pathValidatedRoute(
+        app,
+        createRoute({
+          method: "get",
+          path: `${base}/triple/{list}`,
+          operationId: operationId("listTriples"),
+          tags,
+          summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
+          description: "Departments and posts take `domain` only.",
+          security,
+          middleware: read,
+          request: {
+            params: z.object({ list: z.enum(["users", "depts", "posts"]) }),
+            query: userQueryParameters,
+          },
+          responses,
+        }),
+      ),
       async (c) => {
         const type: TripleType = LISTS[c.req.valid("param").list];
         if (type !== "user") {

@@ -1,20 +1,27 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import type { Queryable } from "../../runtime/database.ts";
-import { positionsOf } from "../../runtime/directory/positions.ts";
+import { positionsOf } from "../../runtime/store/positions.ts";
 import {
   changePreference,
   checkPreferenceKey,
   type Preferences,
   preferencesOf,
   preferenceView,
-} from "../../runtime/directory/preferences.ts";
+} from "../../runtime/store/preferences.ts";
+import { userProfile } from "../../runtime/store/users.ts";
+import { tenantAppIds } from "../../workflow/app-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import type { AccessClaims } from "../oauth/access-tokens.ts";
-import { heldPositionSchema } from "../triple-schemas.ts";
-import { workflowResponse, workflowResponseSchema } from "../workflow-envelope.ts";
+import { heldPositionSchema } from "../workflow/triple-schemas.ts";
+import {
+  workflowErrors,
+  workflowOperationId,
+  workflowResponse,
+  workflowResponseSchema,
+} from "../workflow/workflow-envelope.ts";
 
 const enterpriseSchema = z
   .object({
@@ -49,6 +56,7 @@ const profileResponses = {
     description: "Response<Profile>",
     content: { "application/json": { schema: workflowResponseSchema(profileSchema, "ProfileResponse") } },
   },
+  ...workflowErrors(),
 };
 const positionResponses = {
   200: {
@@ -57,25 +65,25 @@ const positionResponses = {
       "application/json": { schema: workflowResponseSchema(heldPositionSchema, "PositionResponse") },
     },
   },
+  ...workflowErrors(),
 };
 
 type Profile = z.infer<typeof profileSchema>;
 
 async function profileOf(sql: Queryable, userId: string, tenantId: string | undefined): Promise<Profile> {
-  const [row] = await sql<Profile[]>`
-    select u.id, u.name, u.account, u.email, u.phone,
-           json_build_object('id', t.id, 'name', t.name, 'domain', t.domain, 'style', t.style,
-                             'logo', t.logo, 'banner', t.banner, 'copyright', t.copyright) as enterprise
-    from users u join tenants t on t.id = u.tenant_id
-    where u.id = ${userId} and not u.disabled
-      and (${tenantId ?? null}::uuid is null or u.tenant_id = ${tenantId ?? null}::uuid)`;
+  const row = await userProfile(sql, userId, tenantId);
   if (!row) throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "user" }, code: userId });
-  return row;
+  return { ...row };
 }
 
-/** 1.3-1.5 answer the profile with the preference sets; TenantApps is the tenant's own list. */
-function withPreferences(profile: Profile, preferences: Preferences, key: string): Profile {
-  return { ...profile, TenantApps: [], ...preferenceView(preferences, key) };
+/** 1.3-1.5 answer the profile with the preference sets and the tenant's own list of apps. */
+function withPreferences(
+  profile: Profile,
+  preferences: Preferences,
+  key: string,
+  tenantApps: string[],
+): Profile {
+  return { ...profile, TenantApps: tenantApps, ...preferenceView(preferences, key) };
 }
 
 const keyParam = z
@@ -105,6 +113,7 @@ export function userRoutes(deps: GatewayDeps) {
     const tags = ["Workflow: user"];
     const security = [{ bearer: [] }];
     const userIdParam = z.object({ userId: z.uuid() });
+    const operationId = (name: string) => workflowOperationId(base, name);
 
     for (const [path, middleware, params] of [
       [`${me}/profile`, token(["profile"], "user"), undefined],
@@ -114,6 +123,7 @@ export function userRoutes(deps: GatewayDeps) {
         createRoute({
           method: "get",
           path,
+          operationId: operationId(params ? "getUserProfile" : "getMyProfile"),
           tags,
           summary: params ? "1.1 (sys form) A user's profile" : "1.1 The token user's profile",
           security,
@@ -135,11 +145,13 @@ export function userRoutes(deps: GatewayDeps) {
       const params = sysForm ? userIdParam.extend({ key: keyParam }) : z.object({ key: keyParam });
       const valueParams = params.extend({ value: valueParam });
       const label = sysForm ? " (sys form)" : "";
+      const whose = sysForm ? "User" : "My";
 
       app.openapi(
         createRoute({
           method: "get",
           path: `${at}/preference/{key}`,
+          operationId: operationId(`get${whose}Preference`),
           tags,
           summary: `1.3${label} A preference set, with the built-in ones`,
           security,
@@ -151,11 +163,12 @@ export function userRoutes(deps: GatewayDeps) {
           const { key } = c.req.valid("param");
           checkPreferenceKey(key);
           const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
-          const profile = await profileOf(sql, userId, tenantId);
-          return c.json(
-            workflowResponse([withPreferences(profile, await preferencesOf(sql, userId), key)]),
-            200,
-          );
+          const [profile, preferences, tenantApps] = await Promise.all([
+            profileOf(sql, userId, tenantId),
+            preferencesOf(sql, userId),
+            tenantAppIds(sql, userId),
+          ]);
+          return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
         },
       );
       for (const [method, change, id] of [
@@ -166,6 +179,7 @@ export function userRoutes(deps: GatewayDeps) {
           createRoute({
             method,
             path: `${at}/preference/{key}/{value}`,
+            operationId: operationId(`${change}${whose}Preference`),
             tags,
             summary: `${id}${label} ${change === "add" ? "Add a value to" : "Remove a value from"} a preference set`,
             security,
@@ -178,7 +192,8 @@ export function userRoutes(deps: GatewayDeps) {
             const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
             const profile = await profileOf(sql, userId, tenantId);
             const preferences = await changePreference(sql, userId, key, value, change);
-            return c.json(workflowResponse([withPreferences(profile, preferences, key)]), 200);
+            const tenantApps = await tenantAppIds(sql, userId);
+            return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
           },
         );
       }
@@ -188,6 +203,7 @@ export function userRoutes(deps: GatewayDeps) {
       createRoute({
         method: "get",
         path: `${me}/positions`,
+        operationId: operationId("getMyPositions"),
         tags,
         summary: "1.6 The positions the token's user holds",
         security,

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ErrorCode, localizedError } from "../contracts/errors.ts";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import type { RequestParameters } from "./request-parameters.ts";
 
 /** Spec 001 passes every parameter as a string; a JSON body may give booleans as booleans. */
@@ -67,4 +67,26 @@ export function parseParameters<Schema extends z.ZodType>(
     { field, detail: issue.message },
     { field },
   );
+}
+
+/**
+ * How spec 001's operations take `schema`'s parameters, for the document: in the query or in a
+ * JSON, form or multipart body with the same names, a body's value winning (`requestParameters`);
+ * each is optional in either place, as a required one may come in the other.
+ */
+export function documentedParameters(schema: z.ZodObject, name: string) {
+  const optional = schema.partial();
+  const body = optional.openapi(name, {
+    description: "the parameters, in the query or in the body; a body's value wins",
+  });
+  return {
+    query: optional,
+    body: {
+      content: {
+        "application/json": { schema: body },
+        "application/x-www-form-urlencoded": { schema: body },
+        "multipart/form-data": { schema: body },
+      },
+    },
+  };
 }

@@ -1,8 +1,8 @@
-import { ErrorCode, localizedError } from "../contracts/errors.ts";
-import type { Queryable } from "../runtime/database.ts";
-import { type Tenant, tenantByDomain } from "../runtime/directory/tenants.ts";
-import { TtlCache } from "../runtime/ttl-cache.ts";
-import type { AccessClaims } from "./oauth/access-tokens.ts";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
+import type { Queryable } from "../../runtime/database.ts";
+import { type Tenant, tenantByDomain } from "../../runtime/store/tenants.ts";
+import { TtlCache } from "../../runtime/ttl-cache.ts";
+import type { AccessClaims } from "../oauth/access-tokens.ts";
 
 /** Tenants change rarely; a renamed domain takes effect within this window. */
 const TENANT_CACHE_MS = 30_000;

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import { ErrorCode, PlatformError } from "../contracts/errors.ts";
-import type { GatewayEnv } from "./gateway-env.ts";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import type { GatewayEnv } from "../gateway-env.ts";
 
 export type RequestParameters = Record<string, unknown>;
 

@@ -1,0 +1,63 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
+import { deployWorkflow } from "../../workflow/workflow-deployment.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+const appFieldsSchema = bootstrapWorkflowSchema.omit({ tenant: true, code: true, versions: true }).partial();
+const deploymentSchema = bootstrapWorkflowVersionSchema
+  .extend({ app: appFieldsSchema.optional() })
+  .openapi("WorkflowDeployment", {
+    description:
+      "a version to deploy: its definition (checked against every rule, a broken one answered 400 naming the node), whether it is online for formal (`online`) and test (`beta`) data, and the app's fields when the app is new or changes",
+  });
+const deployedSchema = z
+  .object({ app: z.uuid(), version: z.uuid(), number: z.number().int(), created: z.boolean() })
+  .openapi("DeployedWorkflowVersion");
+
+/** The operators' API for workflows: deploying a version of a tenant's workflow app. */
+export function workflowAdminRoutes(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  app.openapi(
+    createRoute({
+      method: "put",
+      path: "/{domain}/{code}/versions",
+      operationId: "deployWorkflowVersion",
+      tags: ["Admin"],
+      summary:
+        "Deploy a version of a tenant's workflow app (created when new); the same definition again is the same version",
+      security: [{ admin: [] }],
+      request: {
+        params: z.object({ domain: z.string().max(253), code: bootstrapWorkflowSchema.shape.code }),
+        body: { content: { "application/json": { schema: deploymentSchema } }, required: true },
+      },
+      responses: {
+        200: {
+          description: "the version deployed",
+          content: { "application/json": { schema: deployedSchema } },
+        },
+        ...operatorErrorResponses([400, 404, 413, 503], { 404: "no such tenant" }),
+      },
+    }),
+    async (c) => {
+      const { domain, code } = c.req.valid("param");
+      const { app: fields, ...version } = c.req.valid("json");
+      const tenant = await tenantByDomain(deps.db.sql, domain);
+      if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
+      const deployed = await deps.db.sql.begin(async (tx) => {
+        const existing = await workflowAppByIdOrCode(tx, tenant.id, code);
+        const name = fields?.name ?? existing?.name ?? code;
+        return deployWorkflow(tx, tenant.id, { ...fields, code, name, versions: [version] });
+      });
+      const [first] = deployed.versions;
+      return c.json(
+        { app: deployed.app.id, version: first!.id, number: first!.number, created: first!.created },
+        200,
+      );
+    },
+  );
+  return app;
+}

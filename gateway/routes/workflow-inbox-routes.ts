@@ -1,0 +1,203 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { processList, readAllCopies, todoList } from "../../workflow/inbox-store.ts";
+import { processListViews, todoViews } from "../../workflow/inbox-views.ts";
+import { PROCESS_CATEGORIES, type ProcessCategory, processFilters } from "../../workflow/list-filters.ts";
+import { profiles } from "../../workflow/process-views.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
+import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
+import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
+import { profileRefSchema } from "../workflow/workflow-schemas.ts";
+import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
+
+const inboxProcessSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    uri: z.string(),
+    tags: z.string(),
+    entry: z.number().int(),
+    create: z.number().int(),
+    update: z.number().int(),
+    read: z.number().int().nullable().openapi({ description: "when the user read their copy (cc)" }),
+    ccCreate: z.number().int().nullable(),
+    ccUpdate: z.number().int().nullable(),
+    sort: z.number().int().nullable().openapi({ description: "the time `order` sorts by" }),
+    owner: profileRefSchema.nullable(),
+    status: z.enum(["doing", "suspended", "done", "killed"]),
+    states: z.array(z.object({ code: z.string(), nameEx: z.string() })),
+    rating: z.number().int().nullable(),
+    milestone: z.object({ name: z.string(), percent: z.number().int() }).nullable(),
+  })
+  .passthrough()
+  .openapi("InboxProcess");
+
+const todoTaskSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    code: z.string(),
+    uri: z.string(),
+    status: z.literal(1),
+    assignUser: profileRefSchema.nullable().openapi({ description: "the user, or who entrusted it to them" }),
+    entrusted: z.boolean().openapi({ description: "it reached the user by delegation" }),
+    assignTime: z.number().int(),
+    expireTime: z.number().int().nullable(),
+    requiresThing: z.boolean(),
+    process: z.object({ id: z.uuid(), entry: z.number().int(), name: z.string() }).passthrough(),
+  })
+  .passthrough()
+  .openapi("TodoTask");
+
+const userParam = z.object({ userId: z.string().min(1).max(360) });
+const optionalBoolean = booleanParameter.optional();
+
+const listParameters = z.object({
+  app: z.string().min(1).max(64).optional(),
+  entry: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  keyword: z.string().max(700).optional(),
+  fullText: optionalBoolean,
+  timestamps: z.string().max(50).optional(),
+  lastUpdate: z.string().max(50).optional(),
+  orderTimes: z.string().max(50).optional(),
+  milestones: z.string().max(50).optional(),
+  ratings: z.string().max(50).optional(),
+  statuses: z.string().max(100).optional(),
+  states: z.string().max(3300).optional(),
+  sep: optionalBoolean,
+  thing: optionalBoolean,
+  unread: optionalBoolean,
+  archive: optionalBoolean,
+  order: z.string().max(30).optional(),
+  ...pageParameters,
+});
+
+const CATEGORY_SUMMARY: Record<ProcessCategory, string> = {
+  doing: "2.4 Processes the user started or handled a task of that have not ended (suspended ones included)",
+  done: "2.5 Ended processes the user started or handled a task of (killed ones included)",
+  completed: "2.6 Processes the user started or handled a task of, ended or not",
+  unrated: "2.7 Ended processes the user started and has not rated",
+  cc: "2.7 Processes copied to the user, with when they read them",
+  entrusted: "2.7 Processes a task of which reached the user by delegation",
+  operator: "2.7 Processes the user handled a task of",
+};
+
+/**
+ * Spec 001's lists of the user's work: to-do tasks (2.3), processes by category (2.4-2.7) and
+ * marking every copy read (2.12). The user's own under `/me` (user tokens); the sys forms under
+ * `/user/{userId}` for any user of the application's tenant, by account or id (sys tokens, the
+ * scope's `sys_` form). Pages: `limit` default 20, at most 1000; `total` counts every match.
+ */
+export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const sql = deps.db.sql;
+  for (const base of ["/apis/v2", "/apis/v2d"]) {
+    const apiBase = `${deps.config.http.publicUrl}${base}`;
+    const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
+      spec: WorkflowOperation<P, Q>,
+      handler: Parameters<typeof workflowOperation<P, Q>>[5],
+    ) => workflowOperation(app, deps, tenants, base, spec, handler);
+
+    for (const sysForm of [false, true]) {
+      const at = sysForm ? "/user/{userId}" : "/me";
+      const label = sysForm ? " (sys form: a user of the tenant, by account or id)" : "";
+      const whose = sysForm ? "User" : "My";
+      const params = sysForm ? userParam : undefined;
+      /** The user a list is about: the user token's own, or the one the sys form's path names. */
+      const subject = (caller: WorkflowCaller, input: { params: object }) =>
+        sysForm
+          ? namedUser(sql, caller.tenantId, (input.params as { userId: string }).userId)
+          : Promise.resolve(caller.userId!);
+      const scopeOf = (caller: WorkflowCaller, userId: string) => ({
+        tenantId: caller.tenantId,
+        test: caller.test,
+        userId,
+        appCode: caller.workflowCode,
+      });
+
+      operation(
+        {
+          method: "get",
+          path: `${at}/tasks/todo`,
+          operationId: `get${whose}TodoTasks`,
+          summary: `2.3${label} The user's to-do tasks, newest first; \`entrust=true\` adds those entrusted to them; tasks of suspended processes are absent`,
+          tag: "task query",
+          scope: sysForm ? "sys_task" : "task",
+          kinds: sysForm ? "sys" : "user",
+          ...(params ? { params } : {}),
+          parameters: z.object({
+            entrust: optionalBoolean,
+            sep: optionalBoolean,
+            thing: optionalBoolean,
+            ...pageParameters,
+          }),
+          entity: todoTaskSchema,
+          entityName: "Task",
+        },
+        async (_c, caller, input) => {
+          const userId = await subject(caller, input);
+          const { parameters } = input;
+          const [{ total, tasks }, people] = await Promise.all([
+            todoList(sql, scopeOf(caller, userId), {
+              entrust: parameters.entrust ?? false,
+              sep: parameters.sep,
+              thing: parameters.thing,
+              start: parameters.start,
+              limit: parameters.limit,
+            }),
+            profiles(sql, [userId]),
+          ]);
+          return { entities: await todoViews(sql, tasks, apiBase, people.get(userId) ?? null), total };
+        },
+      );
+
+      for (const category of PROCESS_CATEGORIES) {
+        const Category = category[0]!.toUpperCase() + category.slice(1);
+        operation(
+          {
+            method: "get",
+            path: `${at}/processes/${category}`,
+            operationId: `get${whose}${Category}Processes`,
+            summary: `${CATEGORY_SUMMARY[category]}${label}; every filter of spec 001's table, archived ones only with \`archive=true\``,
+            tag: "task query",
+            scope: sysForm ? "sys_process" : "process",
+            kinds: sysForm ? "sys" : "user",
+            ...(params ? { params } : {}),
+            parameters: listParameters,
+            entity: inboxProcessSchema,
+            entityName: "Process",
+          },
+          async (_c, caller, input) => {
+            const filters = processFilters(input.parameters);
+            const userId = await subject(caller, input);
+            const { total, processes } = await processList(sql, scopeOf(caller, userId), category, filters);
+            return { entities: await processListViews(sql, processes, apiBase), total };
+          },
+        );
+      }
+    }
+
+    operation(
+      {
+        method: "post",
+        path: "/me/processes",
+        operationId: "adjustMyProcesses",
+        summary:
+          "2.12 Bulk adjustment of the user's processes: `action=read` marks every copy to the user read, formal and test data alike; `entities[0]` is how many were unread",
+        tag: "task query",
+        scope: "process_edit",
+        kinds: "user",
+        parameters: z.object({ action: z.enum(["read"]) }),
+        entity: z.number().int(),
+        entityName: "integer",
+      },
+      async (_c, caller) => {
+        if (!caller.userId) throw new WorkflowRefusal("USER_NOT_FOUND", "a user token names the user");
+        const read = await readAllCopies(sql, caller.tenantId, caller.userId);
+        return { entities: [read] };
+      },
+    );
+  }
+  return app;
+}

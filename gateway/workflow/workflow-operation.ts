@@ -1,0 +1,96 @@
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { pathValidatedRoute } from "../path-validated-route.ts";
+import { documentedParameters, parseParameters } from "./directory-parameters.ts";
+import { requestParameters } from "./request-parameters.ts";
+import { type TokenKinds, type WorkflowCaller, workflowCaller, workflowToken } from "./workflow-access.ts";
+import {
+  workflowErrors,
+  workflowOperationId,
+  workflowResponse,
+  workflowResponseSchema,
+} from "./workflow-envelope.ts";
+import type { WorkflowTenants } from "./workflow-tenant.ts";
+
+/** Parameters every workflow operation takes: the tenant of a global application, the user of a sys token. */
+const callerParameters = {
+  domain: z.string().max(253).optional(),
+  userId: z.string().min(1).max(360).optional(),
+};
+
+export interface WorkflowOperation<Params extends z.ZodObject, Parameters extends z.ZodObject> {
+  method: "get" | "put" | "post" | "delete";
+  /** Below the API base, with `{name}` path parameters. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  scope: string;
+  kinds: TokenKinds;
+  params?: Params;
+  parameters?: Parameters;
+  /** What `entities` holds, for the document. */
+  entity: z.ZodType;
+  entityName: string;
+}
+
+/**
+ * Registers one operation of spec 001's workflow API under `base` (`/apis/v2` or `/apis/v2d`): the
+ * token check with the operation's scope and token kinds, its parameters from the query or the
+ * body (reported in the caller's language), the caller resolved, and the whole in /openapi.json.
+ */
+export function workflowOperation<Params extends z.ZodObject, Parameters extends z.ZodObject>(
+  app: OpenAPIHono<GatewayEnv>,
+  deps: GatewayDeps,
+  tenants: WorkflowTenants,
+  base: string,
+  operation: WorkflowOperation<Params, Parameters>,
+  handler: (
+    c: Context<GatewayEnv>,
+    caller: WorkflowCaller,
+    input: {
+      params: z.infer<Params>;
+      parameters: z.infer<Parameters> & { domain?: string; userId?: string };
+    },
+  ) => Promise<{ entities: unknown[]; total?: number } | Response>,
+): void {
+  const parameterSchema = (operation.parameters ?? z.object({})).extend(callerParameters);
+  const test = base.endsWith("/v2d");
+  const route = createRoute({
+    method: operation.method,
+    path: `${base}${operation.path}`,
+    operationId: workflowOperationId(base, operation.operationId),
+    tags: [`Workflow: ${operation.tag}`],
+    summary: operation.summary,
+    security: [{ bearer: [] }],
+    middleware: workflowToken(deps, operation.scope, operation.kinds),
+    request: {
+      ...(operation.params ? { params: operation.params } : {}),
+      ...documentedParameters(parameterSchema, `${operation.operationId}Parameters`),
+    },
+    responses: {
+      200: {
+        description: `Response<${operation.entityName}>`,
+        content: {
+          "application/json": {
+            schema: workflowResponseSchema(operation.entity, `${operation.operationId}Response`),
+          },
+        },
+      },
+      ...workflowErrors(413),
+    },
+  });
+  // The handler's answers are described above; the framework need not check them against the route.
+  app.openapi(pathValidatedRoute(app, route), (async (c: Context<GatewayEnv>) => {
+    const params = (operation.params ? operation.params.parse(c.req.param()) : {}) as z.infer<Params>;
+    const parameters = parseParameters(parameterSchema, await requestParameters(c)) as z.infer<Parameters> & {
+      domain?: string;
+      userId?: string;
+    };
+    const caller = await workflowCaller(deps, tenants, c.get("token"), test, parameters);
+    const result = await handler(c, caller, { params, parameters });
+    if (result instanceof Response) return result;
+    return c.json(workflowResponse(result.entities, result.total ?? 0), 200);
+  }) as never);
+}
