@@ -17,10 +17,11 @@ export class RecordingServer {
     readonly url: string,
   ) {}
 
-  /** `delayMs` holds each answer back, as a slow upstream would. */
+  /** `delayMs` holds each answer back, as a slow upstream would; `port` 0 picks a free one. */
   static async start(
     reply: (request: RecordedRequest) => { status: number; body: unknown },
     delayMs = 0,
+    port = 0,
   ): Promise<RecordingServer> {
     let recorder: RecordingServer | undefined;
     const server = createServer((request, response) => {
@@ -41,7 +42,7 @@ export class RecordingServer {
         }, delayMs);
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     recorder = new RecordingServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     return recorder;
   }

@@ -1,5 +1,7 @@
 import { ErrorCode } from "../../../contracts/errors.ts";
+import { WORKFLOW_ERRNO, type WorkflowErrorCode } from "../../../contracts/workflow-errors.ts";
 import { errorMapping } from "../../../gateway/error-envelope.ts";
+import { OAUTH_ERROR_CODES } from "../../../gateway/oauth/oauth-errors.ts";
 import type { FuzzRequest, FuzzResponse } from "./http-client.ts";
 
 /**
@@ -15,16 +17,7 @@ const AUTHORIZE_PAGES = new Set([
   "POST /oauth2/authorize/login",
   "POST /oauth2/authorize/consent",
 ]);
-const OAUTH_ERRORS = new Set([
-  "invalid_request",
-  "invalid_client",
-  "invalid_grant",
-  "unauthorized_client",
-  "unsupported_grant_type",
-  "invalid_scope",
-  "access_denied",
-  "unsupported_response_type",
-]);
+const OAUTH_ERRORS = new Set<string>(OAUTH_ERROR_CODES);
 const ERROR_CODES = new Set<string>(Object.values(ErrorCode));
 /** Spec 001: a well-formed call reports these in a 200 envelope. */
 const SEMANTIC_CODES = new Set<string>([ErrorCode.NotFound, ErrorCode.Conflict, ErrorCode.Unprocessable]);
@@ -78,12 +71,26 @@ function keysAre(body: Record<string, unknown>, keys: readonly string[]): boolea
 
 const isInt = (value: unknown): value is number => Number.isInteger(value);
 
+/**
+ * 2.10 streams a file, so its failures cannot answer 200: a workflow refusal takes the status of its
+ * kind (404xx, 403xx, 409xx as they read; 422xx 400; the rest 501), a platform failure its own.
+ */
+function downloadRefusalStatus(errno: number): number {
+  const kind = Math.floor(errno / 100);
+  if (kind === 404 || kind === 403 || kind === 409) return kind;
+  return kind === 422 ? 400 : 501;
+}
+
+/** The workflow API's file downloads (2.10): `GET …/process/{id}/data/{format}`. */
+const FILE_DOWNLOAD = /^\/apis\/v2d?\/process\/[^/?]+\/data\/[^/?]+(\?|$)/;
+
 /** Why a parsed body is not the error envelope of `surface` for `status`; undefined when it is. */
 function errorEnvelopeProblem(
   surface: Surface,
   status: number,
   body: unknown,
   statusFollowsCode = true,
+  fileDownload = false,
 ): string | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     return "the body is not a JSON object";
@@ -109,6 +116,16 @@ function errorEnvelopeProblem(
   if (!keysAre(fields, ["errno", "ecode", "error", "total", "entities"]))
     return "not {errno, ecode, error, total, entities}";
   const { errno, ecode, error, total, entities } = fields;
+  // The workflow's refusals have their own ecode and errno, and answer 200 like every semantic failure.
+  if (surface === "workflow" && typeof ecode === "string" && Object.hasOwn(WORKFLOW_ERRNO, ecode)) {
+    if (errno !== WORKFLOW_ERRNO[ecode as WorkflowErrorCode]) return `errno ${String(errno)} for ${ecode}`;
+    if (typeof error !== "string" || total !== 0 || !Array.isArray(entities) || entities.length > 0)
+      return "error, total or entities of the wrong type";
+    const expected = fileDownload ? downloadRefusalStatus(errno as number) : 200;
+    if (statusFollowsCode && status !== expected)
+      return `status ${status} for ${ecode} (expected ${expected})`;
+    return undefined;
+  }
   if (typeof ecode !== "string" || !ERROR_CODES.has(ecode))
     return `ecode ${String(ecode)} is not one of ours`;
   const mapping = errorMapping(ecode as ErrorCode);
@@ -116,7 +133,8 @@ function errorEnvelopeProblem(
   if (typeof error !== "string" || total !== 0 || !Array.isArray(entities) || entities.length > 0)
     return "error, total or entities of the wrong type";
   if (ecode === ErrorCode.Internal) return "ecode INTERNAL";
-  const expected = surface === "workflow" && SEMANTIC_CODES.has(ecode) ? 200 : mapping.status;
+  const expected =
+    surface === "workflow" && SEMANTIC_CODES.has(ecode) && !fileDownload ? 200 : mapping.status;
   if (statusFollowsCode && status !== expected) return `status ${status} for ${ecode} (expected ${expected})`;
   return undefined;
 }
@@ -202,7 +220,8 @@ export function checkResponse(request: FuzzRequest, response: FuzzResponse): voi
   }
   if (status < 400) fail(`status ${status}`);
   if (!json?.ok) throw fail(`status ${status} without a JSON envelope`);
-  const problem = errorEnvelopeProblem(surface, status, json.value);
+  const fileDownload = request.method === "GET" && FILE_DOWNLOAD.test(request.path);
+  const problem = errorEnvelopeProblem(surface, status, json.value, true, fileDownload);
   if (problem) fail(problem);
 }
 

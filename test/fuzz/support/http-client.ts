@@ -21,6 +21,19 @@ export const RESPONSE_TIMEOUT_MS = 20_000;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 
+const guarded = new WeakSet<object>();
+/**
+ * A server may answer before it has read a request's body (a refusal of the caller, of the size)
+ * and close the connection; the rest of the body then fails to write (EPIPE). The request has its
+ * answer by then and no longer listens to its socket, so the socket gets a listener of its own:
+ * what matters while a request is in flight still reaches the request's handler.
+ */
+function tolerateLateWriteErrors(socket: NodeJS.EventEmitter): void {
+  if (guarded.has(socket)) return;
+  guarded.add(socket);
+  socket.on("error", () => {});
+}
+
 /**
  * One request over node:http rather than fetch: fetch resolves `..` segments and re-encodes the
  * path, so the bytes the platform sees would not be the ones the property generated.
@@ -29,13 +42,14 @@ export async function send(baseUrl: string, fuzz: FuzzRequest): Promise<FuzzResp
   try {
     return await sendOnce(baseUrl, fuzz);
   } catch (error) {
-    // A kept-alive socket the server closed as idle just as the request went out: Node's advice is to retry.
-    if ((error as { reusedSocket?: boolean }).reusedSocket) return sendOnce(baseUrl, fuzz);
+    // A kept-alive socket the server closed as idle just as the request went out: Node's advice is
+    // to retry. The retry opens a connection of its own: the pool may hold more sockets gone stale.
+    if ((error as { reusedSocket?: boolean }).reusedSocket) return sendOnce(baseUrl, fuzz, false);
     throw error;
   }
 }
 
-function sendOnce(baseUrl: string, fuzz: FuzzRequest): Promise<FuzzResponse> {
+function sendOnce(baseUrl: string, fuzz: FuzzRequest, pooled = true): Promise<FuzzResponse> {
   const { hostname, port } = new URL(baseUrl);
   // Framed by Content-Length: without it node:http writes a GET's or DELETE's body unframed.
   const headers =
@@ -50,7 +64,7 @@ function sendOnce(baseUrl: string, fuzz: FuzzRequest): Promise<FuzzResponse> {
         method: fuzz.method,
         path: fuzz.path,
         headers,
-        agent,
+        agent: pooled ? agent : false,
         timeout: RESPONSE_TIMEOUT_MS,
       },
       (response) => {
@@ -66,6 +80,7 @@ function sendOnce(baseUrl: string, fuzz: FuzzRequest): Promise<FuzzResponse> {
         response.on("error", reject);
       },
     );
+    outgoing.on("socket", tolerateLateWriteErrors);
     outgoing.on("timeout", () =>
       outgoing.destroy(new Error(`no answer within ${RESPONSE_TIMEOUT_MS} ms: ${fuzz.method} ${fuzz.path}`)),
     );

@@ -22,7 +22,7 @@ interface Parameter {
 interface OperationObject {
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
-  security?: unknown[];
+  security?: Record<string, unknown>[];
 }
 
 export interface OpenApiDocument {
@@ -37,12 +37,21 @@ export interface Operation {
   template: string;
   parameters: Parameter[];
   body: { type: string; schema: JsonSchema } | undefined;
-  /** Needs a token (or, under /admin, the operator's). */
+  /** Needs a token (or, under /admin, the operator's): a security requirement, none of them empty. */
   secured: boolean;
 }
 
 const METHODS = new Set(["get", "put", "post", "delete", "patch"]);
 
+/** Whether a caller must prove who it is: an empty requirement (`{}`) among them lets anyone in. */
+function secured(security: Record<string, unknown>[] | undefined): boolean {
+  return security !== undefined && security.length > 0 && security.every((s) => Object.keys(s).length > 0);
+}
+
+/**
+ * The document's operations, deletions last, so what the others reach (the platform's files, its
+ * directory entries) still exists while they are fuzzed.
+ */
 export function operationsOf(document: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries(document.paths)) {
@@ -54,11 +63,29 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         template,
         parameters: operation.parameters ?? [],
         body: type && media?.schema ? { type, schema: media.schema } : undefined,
-        secured: (operation.security?.length ?? 0) > 0 || template.startsWith("/admin/"),
+        secured: secured(operation.security) || template.startsWith("/admin/"),
       });
     }
   }
-  return operations;
+  return operations.sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"));
+}
+
+/** A route as Hono registers it: `{name}` written `:name`. */
+export function honoPath(template: string): string {
+  return template.replace(/\{(\w+)\}/g, ":$1");
+}
+
+/** The family a route's inputs are counted under: its API area, as the summary lines name it. */
+export function routeFamily(template: string): string {
+  const directory = /^\/apis\/v2d?\/(\w+)/.exec(template);
+  if (directory) return `directory ${directory[1]}`;
+  if (template.startsWith("/oauth2/authorize")) return "oauth2 authorize";
+  if (template.startsWith("/oauth2") || template.startsWith("/.well-known")) return "oauth2";
+  if (template.includes("notification")) return "notification";
+  if (template.startsWith("/v1/signature")) return "signature";
+  if (template === "/healthz" || template === "/readyz") return "health";
+  if (template.startsWith("/docs") || template === "/openapi.json") return "docs";
+  return template.split("/")[1] ?? template;
 }
 
 /**

@@ -1,0 +1,565 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
+import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
+import { WorkflowClient } from "../support/workflow-client.ts";
+
+const ADMIN_TOKEN = "workflow-admin-token-0123456789abcdefghij";
+const SECRET = "workflow-portal-secret-0123456789abcdefgh";
+const REDIRECT = "https://portal.example.edu/callback";
+const PASSWORD = "a-password-for-everyone";
+const leaveRequest = JSON.parse(
+  await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8"),
+);
+
+const USER_SCOPES = "start submit process process_edit task task_edit entrust entrust_edit app app_edit";
+const SYS_SCOPES =
+  "sys_start sys_submit sys_process sys_process_edit sys_task sys_task_edit sys_entrust sys_entrust_edit sys_thing sys_thing_edit sys_app sys_app_edit";
+
+type Task = {
+  id: string;
+  code: string;
+  status: number;
+  actionName: string | null;
+  actualUser: { account: string } | null;
+  actionUser: { account: string } | null;
+};
+type Process = {
+  id: string;
+  entry: number;
+  status: string;
+  tasks: Task[];
+  states: { code: string }[];
+  priority: string;
+  milestone: { name: string } | null;
+};
+
+const users = [
+  ["alice", "cs", "lecturer"],
+  ["bob", "cs", "lecturer"],
+  ["carol", "cs", "head"],
+  ["dan", "office", "dean"],
+  ["erin", "hr", "clerk"],
+] as const;
+
+for (const mode of await testModes()) {
+  describe(`workflow API (${mode.name})`, { skip: mode.skip }, () => {
+    let platform: TestPlatform;
+    let cleanup: () => Promise<void>;
+    const tokens: Record<string, string> = {};
+    let sys: string;
+    let otherSys: string;
+
+    const api = new WorkflowClient(() => platform.url, ADMIN_TOKEN);
+    const call = api.call.bind(api);
+    const deploy = (code: string, body: unknown) => api.deploy("example.edu", code, body);
+
+    async function start(token: string, params: Record<string, string> = {}) {
+      const started = await call<unknown>("PUT", "/process", token, {
+        code: "leave",
+        data: JSON.stringify({ days: 2, reason: "a conference" }),
+        ...params,
+      });
+      assert.equal(started.body.errno, 0, started.body.error);
+      const [entry, step, uri, task] = started.body.entities as [number, number, string, Task];
+      return { entry, step, uri, task };
+    }
+
+    before(async () => {
+      const prepared = await mode.prepare();
+      cleanup = prepared.cleanup;
+      const env = await withBootstrap(prepared.env, {
+        tenants: [
+          { domain: "example.edu", name: "Example University" },
+          { domain: "other.edu", name: "Other College" },
+        ],
+        applications: [
+          {
+            id: "portal",
+            secret: SECRET,
+            name: "Portal",
+            type: "enterprise",
+            tenant: "example.edu",
+            redirectUris: [REDIRECT],
+            scopes: [
+              ...USER_SCOPES.split(" "),
+              ...SYS_SCOPES.split(" "),
+              "sys_triple_edit",
+              "send_notification",
+            ],
+          },
+          {
+            id: "narrow",
+            secret: SECRET,
+            name: "Narrow",
+            type: "enterprise",
+            tenant: "example.edu",
+            redirectUris: [REDIRECT],
+            scopes: ["process"],
+          },
+          {
+            id: "other",
+            secret: SECRET,
+            name: "Other",
+            type: "enterprise",
+            tenant: "other.edu",
+            scopes: SYS_SCOPES.split(" "),
+          },
+        ],
+        users: users.map(([account]) => ({
+          tenant: "example.edu",
+          account,
+          name: account,
+          password: PASSWORD,
+        })),
+        workflows: [
+          {
+            tenant: "example.edu",
+            code: "survey",
+            name: "Survey",
+            tags: "feedback",
+            versions: [
+              { name: "first", definition: leaveRequest },
+              {
+                name: "second",
+                definition: {
+                  ...leaveRequest,
+                  schema: { fields: [...leaveRequest.schema.fields, { name: "note", type: "text" }] },
+                },
+                online: true,
+              },
+            ],
+          },
+        ],
+      });
+      platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
+      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
+      for (const [account] of users) {
+        tokens[account] = await authorizationCodeToken(
+          platform.url,
+          client,
+          { account, password: PASSWORD },
+          USER_SCOPES,
+        );
+      }
+      sys = await issueToken(platform.url, client, { grant_type: "client_credentials", scope: SYS_SCOPES });
+      otherSys = await issueToken(
+        platform.url,
+        { id: "other", secret: SECRET },
+        { grant_type: "client_credentials", scope: SYS_SCOPES },
+      );
+      // The directory: departments, posts and who holds which, through the triple and position APIs.
+      const triples = await issueToken(platform.url, client, {
+        grant_type: "client_credentials",
+        scope: "sys_triple_edit",
+      });
+      await api.placeInDirectory(triples, users);
+      assert.equal(
+        (await deploy("leave", { definition: leaveRequest, online: true, app: { name: "Leave request" } }))
+          .status,
+        200,
+      );
+    });
+
+    after(async () => {
+      await platform?.stop();
+      await cleanup?.();
+    });
+
+    it("refuses a definition that breaks a rule, naming the node, and deploys a good one once", async () => {
+      const broken = structuredClone(leaveRequest);
+      broken.graph.edges.push({ from: "record", to: "nowhere" });
+      const refused = await deploy("leave", { definition: broken, online: true });
+      assert.equal(refused.status, 400);
+      assert.match(
+        ((await refused.json()) as { error: string }).error,
+        /the edge record → nowhere: there is no node nowhere/,
+      );
+
+      const deployed = await deploy("leave", {
+        definition: leaveRequest,
+        online: true,
+        app: { name: "Leave request" },
+      });
+      assert.equal(deployed.status, 200);
+      const first = (await deployed.json()) as { version: string; number: number; created: boolean };
+      assert.equal(first.created, false, "the setup deployed it already");
+      const again = (await (
+        await deploy("leave", { definition: leaveRequest, online: true })
+      ).json()) as typeof first;
+      assert.deepEqual([again.version, again.created], [first.version, false]);
+    });
+
+    it("starts a process for the token's user and answers serial number, step, URL and first task", async () => {
+      const { entry, step, uri, task } = await start(tokens.alice!);
+      assert.ok(Number.isInteger(entry) && entry > 0);
+      assert.equal(step, 1);
+      assert.match(uri, new RegExp(`/apis/v2/process/${entry}`));
+      assert.equal(task.code, "apply");
+      assert.equal(task.status, 1);
+      const view = await call<Process>("GET", `/process/${entry}`, tokens.alice!);
+      assert.equal(view.body.errno, 0);
+      assert.deepEqual(
+        view.body.entities[0]!.states.map((state) => state.code),
+        ["apply"],
+      );
+      const byId = await call<Process>("GET", `/process/${view.body.entities[0]!.id}`, tokens.alice!);
+      assert.equal(byId.body.entities[0]!.entry, entry);
+    });
+
+    it("takes a request through its steps over HTTP, each task handled once", async () => {
+      const { entry, task } = await start(tokens.alice!);
+      const handled = await call<Task>("POST", `/task/${task.id}`, tokens.alice!);
+      assert.equal(handled.body.errno, 0, handled.body.error);
+      assert.equal(handled.body.entities[0]!.status, 2);
+      const again = await call("POST", `/task/${task.id}`, tokens.alice!);
+      assert.equal(again.status, 200);
+      assert.deepEqual([again.body.errno, again.body.ecode], [40901, "TASK_ALREADY_HANDLED"]);
+
+      const view = await call<Process>("GET", `/process/${entry}`, tokens.carol!);
+      const department = view.body.entities[0]!.tasks.find((t) => t.code === "department" && t.status === 1)!;
+      const notHers = await call("POST", `/task/${department.id}`, tokens.bob!, { actionCode: "approve" });
+      assert.equal(notHers.body.ecode, "NOT_A_CANDIDATE");
+      const noRemark = await call("POST", `/task/${department.id}`, tokens.carol!, { actionCode: "reject" });
+      assert.equal(noRemark.body.ecode, "REMARK_REQUIRED");
+      const noAction = await call("POST", `/task/${department.id}`, tokens.carol!);
+      assert.equal(noAction.body.ecode, "ACTION_REQUIRED");
+      const approved = await call<Task>("POST", `/task/${department.id}`, tokens.carol!, { actionId: "1" });
+      assert.equal(approved.body.entities[0]!.actionName, "Approve");
+
+      // The record step allows the system user: 4.5 submit finds it by step code.
+      const submitted = await call<Process>("POST", `/process/${entry}`, sys, {
+        action: "submit",
+        stepCode: "record",
+        actionCode: "submit",
+      });
+      assert.equal(submitted.body.errno, 0, submitted.body.error);
+      assert.equal(submitted.body.entities[0]!.status, "done");
+      assert.equal(submitted.body.entities[0]!.milestone?.name, "Granted");
+    });
+
+    it("refuses data that is not JSON or breaks the form, naming the field", async () => {
+      const notJson = await call("PUT", "/process", tokens.alice!, { code: "leave", data: "{days:" });
+      assert.deepEqual([notJson.body.errno, notJson.body.ecode], [42209, "DATA_INVALID"]);
+      const unknown = await call("PUT", "/process", tokens.alice!, {
+        code: "leave",
+        data: JSON.stringify({ weeks: 1 }),
+      });
+      assert.match(unknown.body.error, /data\.weeks: no such field in the form/);
+      const wrongType = await call("PUT", "/process", tokens.alice!, {
+        code: "leave",
+        data: JSON.stringify({ days: "two" }),
+      });
+      assert.match(wrongType.body.error, /data\.days: a number/);
+    });
+
+    it("checks scopes and token kinds, and refuses password-grant tokens", async () => {
+      const narrow = await authorizationCodeToken(
+        platform.url,
+        { id: "narrow", secret: SECRET, redirectUri: REDIRECT },
+        { account: "alice", password: PASSWORD },
+        "process",
+      );
+      const noScope = await call("PUT", "/process", narrow, { code: "leave" });
+      assert.equal(noScope.status, 403);
+      const password = await issueToken(
+        platform.url,
+        { id: "portal", secret: SECRET },
+        {
+          grant_type: "password",
+          username: "alice",
+          password: PASSWORD,
+          scope: "send_notification",
+        },
+      );
+      assert.equal((await call("PUT", "/process", password, { code: "leave" })).status, 403);
+      const userOnly = await call("DELETE", `/task/00000000-0000-0000-0000-000000000000`, sys);
+      assert.equal(userOnly.status, 403, "4.8 takes user tokens only");
+      const sysOnly = await call(
+        "GET",
+        `/task/00000000-0000-0000-0000-000000000000/candidates`,
+        tokens.alice!,
+      );
+      assert.equal(sysOnly.status, 403, "4.6 takes sys tokens only");
+      const unauthenticated = await call("GET", "/process/1", "not-a-token");
+      assert.equal(unauthenticated.status, 401);
+    });
+
+    it("starts for a user a sys token names, and the first step for assignTo", async () => {
+      const missing = await call("PUT", "/process", sys, { code: "leave" });
+      assert.equal(missing.body.ecode, "USER_NOT_FOUND");
+      const { entry, task } = await start(sys, { userId: "alice", assignTo: "bob" });
+      const view = await call<Process>("GET", `/process/${entry}`, tokens.bob!);
+      assert.equal(view.body.errno, 0, "bob, the first step's assignee, sees it");
+      const byBob = await call("POST", `/task/${task.id}`, tokens.bob!);
+      assert.equal(byBob.body.errno, 0, byBob.body.error);
+    });
+
+    it("keeps other users, other tenants and test data away from a process", async () => {
+      const { entry } = await start(tokens.alice!);
+      assert.equal((await call("GET", `/process/${entry}`, tokens.dan!)).body.ecode, "PROCESS_NOT_FOUND");
+      assert.equal((await call("GET", `/process/${entry}`, otherSys)).body.ecode, "PROCESS_NOT_FOUND");
+      assert.equal(
+        (await call("GET", `/process/${entry}`, sys, {}, "/apis/v2d")).body.ecode,
+        "PROCESS_NOT_FOUND",
+      );
+      const testStart = await call("PUT", "/process", tokens.alice!, { code: "leave" }, "/apis/v2d");
+      assert.equal(testStart.body.ecode, "APP_NOT_STARTABLE", "no version is online for test data");
+    });
+
+    it("suspends, resumes, marks and kills; archiving needs nobody else to have taken part", async () => {
+      const { entry, task } = await start(tokens.alice!);
+      const suspended = await call<Process>("POST", `/process/${entry}`, sys, { action: "suspend" });
+      assert.equal(suspended.body.entities[0]!.status, "suspended");
+      assert.equal((await call("POST", `/task/${task.id}`, tokens.alice!)).body.ecode, "PROCESS_SUSPENDED");
+      await call("POST", `/process/${entry}`, sys, { action: "resume" });
+      const marked = await call<Process>("POST", `/process/${entry}`, tokens.alice!, {
+        action: "mark",
+        priority: "critical",
+      });
+      assert.equal(marked.body.entities[0]!.priority, "critical");
+      assert.equal(
+        (await call("POST", `/process/${entry}`, tokens.alice!, { action: "submit" })).body.ecode,
+        "NOT_SUPPORTED",
+      );
+      assert.equal(
+        (await call("POST", `/process/${entry}`, tokens.alice!, { action: "tag" })).body.ecode,
+        "NOT_SUPPORTED",
+      );
+      assert.equal(
+        (await call("POST", `/process/${entry}`, tokens.alice!, { action: "archive" })).body.errno,
+        0,
+      );
+
+      const other = await start(tokens.alice!);
+      await call("POST", `/task/${other.task.id}`, tokens.alice!);
+      const view = await call<Process>("GET", `/process/${other.entry}`, sys);
+      const department = view.body.entities[0]!.tasks.find((t) => t.code === "department")!;
+      await call("POST", `/task/${department.id}`, tokens.carol!, { actionCode: "approve" });
+      assert.equal(
+        (await call("POST", `/process/${other.entry}`, tokens.alice!, { action: "archive" })).body.ecode,
+        "OTHERS_TOOK_PART",
+      );
+      assert.equal(
+        (await call("POST", `/process/${other.entry}`, tokens.carol!, { action: "kill" })).body.ecode,
+        "NOT_THE_INITIATOR",
+      );
+      const killed = await call<Process>("POST", `/process/${other.entry}`, tokens.alice!, {
+        action: "kill",
+      });
+      assert.equal(killed.body.entities[0]!.status, "killed");
+      const activities = await call<{ tags: string }>(
+        "GET",
+        `/process/${other.entry}/activities`,
+        tokens.alice!,
+      );
+      assert.equal(activities.body.entities[0]!.tags, "INSTANCE_KILL", "newest first");
+      assert.ok(activities.body.total >= 4);
+    });
+
+    it("lets the handler take a task back, and an administrator change who may handle one", async () => {
+      const { entry, task } = await start(tokens.alice!);
+      await call("POST", `/task/${task.id}`, tokens.alice!);
+      const view = await call<Process>("GET", `/process/${entry}`, sys);
+      const department = view.body.entities[0]!.tasks.find((t) => t.code === "department")!;
+      const candidates = await call<{ account: string }>("GET", `/task/${department.id}/candidates`, sys);
+      assert.deepEqual(
+        candidates.body.entities.map((user) => user.account),
+        ["carol"],
+      );
+      const changed = await call("POST", `/task/${department.id}/candidates`, sys, { users: "dan,bob" });
+      assert.equal(changed.body.errno, 0, changed.body.error);
+      const now = await call<{ account: string }>("GET", `/task/${department.id}/candidates`, sys);
+      assert.deepEqual(now.body.entities.map((user) => user.account).sort(), ["bob", "dan"]);
+
+      const taken = await call<Task>("DELETE", `/task/${task.id}`, tokens.alice!);
+      assert.equal(taken.body.errno, 0, taken.body.error);
+      assert.equal(taken.body.entities[0]!.status, 1, "to-do again");
+      const after = await call<Process>("GET", `/process/${entry}`, sys);
+      assert.deepEqual(
+        after.body.entities[0]!.states.map((state) => state.code),
+        ["apply"],
+      );
+      const notHers = await call("DELETE", `/task/${department.id}`, tokens.carol!);
+      assert.equal(notHers.body.ecode, "WITHDRAW_NOT_ALLOWED");
+    });
+
+    it("hands a delegated task to the entrustee, who handles it for the entruster", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const window = { app: "leave", from: String(now - 60), to: String(now + 3600) };
+      const refused = await call("PUT", "/user/carol/entrustees/dan", tokens.bob!, window);
+      assert.equal(refused.body.ecode, "NOT_YOUR_OWN");
+      const put = await call<{ entrustee: { account: string }; from: number }>(
+        "PUT",
+        "/user/carol/entrustees/bob",
+        tokens.carol!,
+        window,
+      );
+      assert.equal(put.body.errno, 0, put.body.error);
+      assert.deepEqual(
+        [put.body.entities[0]!.entrustee.account, put.body.entities[0]!.from],
+        ["bob", now - 60],
+      );
+      const listed = await call<{ entrustee: { account: string } }>(
+        "GET",
+        "/user/carol/entrustees",
+        tokens.carol!,
+      );
+      assert.deepEqual(
+        listed.body.entities.map((e) => e.entrustee.account),
+        ["bob"],
+      );
+      const entrusters = await call<{ entruster: { account: string } }>("GET", "/user/bob/entrusters", sys);
+      assert.deepEqual(
+        entrusters.body.entities.map((e) => e.entruster.account),
+        ["carol"],
+      );
+      try {
+        const { entry, task } = await start(tokens.alice!);
+        await call("POST", `/task/${task.id}`, tokens.alice!);
+        const view = await call<Process>("GET", `/process/${entry}`, tokens.bob!);
+        assert.equal(view.body.errno, 0, "bob sees the process he may handle");
+        const department = view.body.entities[0]!.tasks.find((t) => t.code === "department")!;
+        const handled = await call<Task>("POST", `/task/${department.id}`, tokens.bob!, {
+          actionCode: "approve",
+        });
+        assert.equal(handled.body.errno, 0, handled.body.error);
+        assert.equal(handled.body.entities[0]!.actionUser?.account, "carol");
+        assert.equal(handled.body.entities[0]!.actualUser?.account, "bob");
+      } finally {
+        const ended = await call("DELETE", "/user/carol/entrustees/bob", tokens.carol!);
+        assert.equal(ended.body.total, 1);
+      }
+      const gone = await call("DELETE", "/user/carol/entrustees/bob", tokens.carol!);
+      assert.equal(gone.body.ecode, "ENTRUST_NOT_FOUND");
+    });
+
+    it("collects an item with a pickup code, on behalf of the user it was made for", async () => {
+      const loan = {
+        schema: { fields: [{ name: "book", type: "thing" }] },
+        graph: {
+          nodes: [
+            { kind: "start", code: "borrow" },
+            { kind: "task", code: "collect", assignees: [{ initiator: true }], requiresThing: true },
+            { kind: "end", code: "done" },
+          ],
+          edges: [
+            { from: "borrow", to: "collect" },
+            { from: "collect", to: "done" },
+          ],
+        },
+      };
+      assert.equal((await deploy("loan", { definition: loan, online: true })).status, 200);
+      const made = await call<{ pickup: string; user: { account: string } }>(
+        "PUT",
+        "/thing/B-1/pickup",
+        sys,
+        {
+          name: "A book",
+          userId: "alice",
+        },
+      );
+      assert.equal(made.body.errno, 0, made.body.error);
+      const { pickup } = made.body.entities[0]!;
+      assert.match(pickup, /^[2-9A-Z]{8}$/);
+      assert.equal((await call<{ name: string }>("GET", "/thing/B-1", sys)).body.entities[0]!.name, "A book");
+
+      const started = await call<unknown>("PUT", "/process", tokens.alice!, {
+        code: "loan",
+        data: JSON.stringify({ book: "B-1" }),
+      });
+      const [entry, , , first] = started.body.entities as [number, number, string, Task];
+      await call("POST", `/task/${first.id}`, tokens.alice!);
+      const mine = await call<Task & { collect: string }>("GET", "/thing/B-1/tasks", tokens.alice!);
+      assert.deepEqual(
+        mine.body.entities.map((task) => [task.code, task.collect]),
+        [["collect", "mine"]],
+      );
+      const others = await call<Task & { collect: string }>("GET", "/thing/B-1/tasks", tokens.bob!);
+      assert.deepEqual(
+        others.body.entities.map((task) => task.collect),
+        ["others"],
+      );
+
+      const collect = mine.body.entities[0]!;
+      assert.equal((await call("POST", `/task/${collect.id}`, tokens.alice!)).body.ecode, "THING_REQUIRED");
+      const byBob = await call<Task>("POST", `/task/${collect.id}`, tokens.bob!, { pickup });
+      assert.equal(byBob.body.errno, 0, byBob.body.error);
+      assert.equal(byBob.body.entities[0]!.actionUser?.account, "alice");
+      assert.equal(byBob.body.entities[0]!.actualUser?.account, "bob");
+      const view = await call<Process>("GET", `/process/${entry}`, tokens.alice!);
+      assert.equal(view.body.entities[0]!.status, "done");
+      assert.deepEqual((await call("GET", `/pickup/${pickup}/things`, sys)).body.entities, []);
+      const collected = await call<Task & { collect: string }>("GET", "/thing/B-1/tasks", tokens.bob!);
+      assert.deepEqual(
+        collected.body.entities.map((task) => task.collect),
+        ["collected"],
+      );
+    });
+
+    it("reads an app with its form and versions, and takes versions on and off line per data mode", async () => {
+      type App = {
+        ready: boolean;
+        currentVersion: { id: string; schema: { fields: { name: string }[] } } | null;
+        versions: { current: boolean }[];
+      };
+      const read = await call<App>("GET", "/app/leave", sys, { includeVersions: "true" });
+      assert.equal(read.body.errno, 0, read.body.error);
+      const app = read.body.entities[0]!;
+      assert.deepEqual(
+        app.currentVersion!.schema.fields.map((field) => field.name),
+        ["days", "reason", "reviewers"],
+      );
+      assert.deepEqual(
+        app.versions.map((version) => version.current),
+        [true],
+      );
+      const byUser = await call<App>("GET", "/app/leave", tokens.alice!);
+      assert.equal(byUser.body.errno, 0, "a user token reads with the app scope");
+      assert.equal(
+        (await call("POST", "/app/leave", tokens.alice!, { ready: "false" })).body.ecode,
+        "NOT_AN_ADMINISTRATOR",
+      );
+
+      const version = app.currentVersion!.id;
+      const testData = await call<App>("POST", "/app/leave", sys, { online: version }, "/apis/v2d");
+      assert.equal(testData.body.errno, 0, testData.body.error);
+      const testStart = await call(
+        "PUT",
+        "/process",
+        tokens.alice!,
+        { code: "leave", data: "{}" },
+        "/apis/v2d",
+      );
+      assert.equal(testStart.body.errno, 0, "online for test data now");
+      await call("POST", "/app/leave", sys, { offline: version });
+      assert.equal(
+        (await call("PUT", "/process", tokens.alice!, { code: "leave" })).body.ecode,
+        "APP_NOT_STARTABLE",
+      );
+      await call("POST", "/app/leave", sys, { online: version });
+      assert.equal((await call("PUT", "/process", tokens.alice!, { code: "leave" })).body.errno, 0);
+    });
+
+    it("deploys the bootstrap file's workflows at start, each version on line as the file says", async () => {
+      type App = {
+        name: string;
+        tags: string;
+        currentVersion: { name: string } | null;
+        versions: { name: string; online: boolean }[];
+      };
+      const survey = await call<App>("GET", "/app/survey", sys, { includeVersions: "true" });
+      assert.equal(survey.body.errno, 0, survey.body.error);
+      const app = survey.body.entities[0]!;
+      assert.deepEqual([app.name, app.tags, app.currentVersion?.name], ["Survey", "feedback", "second"]);
+      assert.deepEqual(
+        app.versions.map((version) => [version.name, version.online]),
+        [
+          ["second", true],
+          ["first", false],
+        ],
+      );
+    });
+  });
+}

@@ -1,0 +1,231 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import type { WorkflowDefinitionInput } from "../../contracts/workflow-definition.ts";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { compile, MemoryProcess } from "../support/engine-harness.ts";
+
+/** A structured piece of flow; random ones are built into graphs that pass the definition rules. */
+type Block =
+  | { t: "task"; mode: "any" | "all" | "sequential"; people: number; veto: boolean }
+  | { t: "seq"; items: Block[] }
+  | { t: "xor"; branches: Block[] }
+  | { t: "and"; branches: Block[] }
+  | { t: "dyn"; body: Block };
+
+const blockArbitrary = fc.letrec<{ block: Block }>((tie) => ({
+  block: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.record({
+      t: fc.constant("task" as const),
+      mode: fc.constantFrom("any" as const, "all" as const, "sequential" as const),
+      people: fc.integer({ min: 1, max: 3 }),
+      veto: fc.boolean(),
+    }),
+    fc.record({
+      t: fc.constant("seq" as const),
+      items: fc.array(tie("block"), { minLength: 2, maxLength: 3 }),
+    }),
+    fc.record({
+      t: fc.constant("xor" as const),
+      branches: fc.array(tie("block"), { minLength: 2, maxLength: 3 }),
+    }),
+    fc.record({
+      t: fc.constant("and" as const),
+      branches: fc.array(tie("block"), { minLength: 2, maxLength: 3 }),
+    }),
+    fc.record({ t: fc.constant("dyn" as const), body: tie("block") }),
+  ),
+})).block;
+
+function definitionOf(root: Block): WorkflowDefinitionInput {
+  const nodes: WorkflowDefinitionInput["graph"]["nodes"] = [{ kind: "start", code: "start" }];
+  const edges: WorkflowDefinitionInput["graph"]["edges"] = [];
+  let count = 0;
+  const next = (prefix: string) => `${prefix}${++count}`;
+  const connect = (froms: string[], to: string, extra: { condition?: string; default?: boolean } = {}) => {
+    for (const from of froms) edges.push({ from, to, ...extra });
+  };
+  /** Adds the block; returns its first node and the nodes its way out leaves from. */
+  const build = (block: Block): { first: string; lasts: string[] } => {
+    switch (block.t) {
+      case "task": {
+        const code = next("task");
+        const people = Array.from({ length: block.people }, (_, i) => `user${(count + i) % 4}`);
+        nodes.push({
+          kind: "task",
+          code,
+          mode: block.mode,
+          assignees: [{ accounts: people }],
+          actions: block.veto
+            ? [
+                { id: 1, code: "agree", name: "Agree" },
+                { id: 2, code: "veto", name: "Veto" },
+              ]
+            : undefined,
+        });
+        return { first: code, lasts: [code] };
+      }
+      case "seq": {
+        const parts = block.items.map(build);
+        for (let i = 1; i < parts.length; i++) connect(parts[i - 1]!.lasts, parts[i]!.first);
+        return { first: parts[0]!.first, lasts: parts.at(-1)!.lasts };
+      }
+      case "xor": {
+        const code = next("xor");
+        nodes.push({ kind: "exclusive", code });
+        const parts = block.branches.map(build);
+        for (const [i, part] of parts.entries()) {
+          connect(
+            [code],
+            part.first,
+            i === parts.length - 1 ? { default: true } : { condition: `x == ${i}` },
+          );
+        }
+        return { first: code, lasts: parts.flatMap((part) => part.lasts) };
+      }
+      case "and": {
+        const split = next("and");
+        const join = next("join");
+        nodes.push({ kind: "parallel", code: split });
+        const parts = block.branches.map(build);
+        nodes.push({ kind: "join", code: join, split });
+        for (const part of parts) {
+          connect([split], part.first);
+          connect(part.lasts, join);
+        }
+        return { first: split, lasts: [join] };
+      }
+      case "dyn": {
+        const split = next("dyn");
+        const join = next("join");
+        nodes.push({ kind: "dynamicParallel", code: split, list: "rows" });
+        const body = build(block.body);
+        nodes.push({ kind: "join", code: join, split });
+        connect([split], body.first);
+        connect(body.lasts, join);
+        return { first: split, lasts: [join] };
+      }
+    }
+  };
+  const body = build(root);
+  nodes.push({ kind: "end", code: "end" });
+  connect(["start"], body.first);
+  connect(body.lasts, "end");
+  return {
+    schema: {
+      fields: [
+        { name: "x", type: "number" },
+        { name: "rows", type: "list", fields: [{ name: "n", type: "number" }] },
+      ],
+    },
+    graph: { nodes, edges },
+  };
+}
+
+type Step =
+  | { op: "handle"; pick: number; action: number }
+  | { op: "withdraw"; pick: number }
+  | { op: "suspend" }
+  | { op: "resume" }
+  | { op: "kill" };
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({ op: fc.constant("handle" as const), pick: fc.nat(), action: fc.nat() }),
+  },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("withdraw" as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.constant({ op: "suspend" as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: "resume" as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: "kill" as const }) },
+);
+
+function checkInvariants(process: MemoryProcess): void {
+  const { state } = process;
+  const open = state.tasks.filter((task) => task.status === "todo" || task.status === "waiting");
+  if (state.status === "doing" || state.status === "suspended") {
+    assert.ok(open.length > 0, "a process that has not ended has an open task");
+  } else {
+    assert.equal(open.length, 0, "an ended process has no open task");
+  }
+  // A branch is at one step at a time: a join that fired twice would put two steps in its parent.
+  const stepsByBranch = new Map<string, Set<string>>();
+  for (const task of open) {
+    const groups = stepsByBranch.get(task.branch) ?? new Set();
+    groups.add(task.group);
+    stepsByBranch.set(task.branch, groups);
+  }
+  for (const [branch, groups] of stepsByBranch)
+    assert.equal(groups.size, 1, `branch "${branch}" is at ${groups.size} steps`);
+  for (const task of state.tasks.filter((task) => task.status === "todo")) {
+    const branch = state.branches.find((candidate) => candidate.path === task.branch);
+    if (task.branch !== "") assert.equal(branch?.status, "active", "an open task runs in an active branch");
+  }
+}
+
+describe("engine properties", () => {
+  it("keeps its invariants over random graphs and random commands", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        blockArbitrary,
+        fc.integer({ min: 0, max: 2 }),
+        fc.integer({ min: 0, max: 3 }),
+        fc.array(stepArbitrary, { maxLength: 40 }),
+        async (root, x, rowCount, steps) => {
+          const workflow = compile(definitionOf(root));
+          const rows = Array.from({ length: rowCount }, (_, n) => ({ n }));
+          const process = new MemoryProcess(workflow, {}, "owner", { x, rows });
+          await process.start();
+          const handledCount = new Map<string, number>();
+          for (const step of steps) {
+            const before = structuredClone(process.state);
+            try {
+              let result: Awaited<ReturnType<MemoryProcess["apply"]>>;
+              if (step.op === "handle") {
+                const todo = process.todo();
+                if (todo.length === 0) continue;
+                const task = todo[step.pick % todo.length]!;
+                const actions = workflow.actionsOf(task.node);
+                result = await process.apply({
+                  kind: "handle",
+                  task: task.id,
+                  handler: task.candidates[0]!,
+                  actualUser: null,
+                  actionCode: actions[step.action % actions.length]!.code,
+                });
+                handledCount.set(task.id, (handledCount.get(task.id) ?? 0) + 1);
+              } else if (step.op === "withdraw") {
+                const done = process.state.tasks.filter((task) => task.status === "done" && task.handler);
+                if (done.length === 0) continue;
+                const task = done[step.pick % done.length]!;
+                result = await process.apply({ kind: "withdraw", task: task.id, user: task.handler! });
+                handledCount.set(task.id, (handledCount.get(task.id) ?? 0) - 1);
+              } else {
+                result = await process.apply({ kind: step.op, user: "admin" });
+              }
+              const changed =
+                result.tasksCreated.length + result.tasksChanged.length > 0 ||
+                before.status !== process.state.status;
+              if (changed) {
+                assert.ok(result.activities.length > 0, `${step.op} changed the process without an activity`);
+                assert.ok(result.events.length > 0, `${step.op} changed the process without an outbox event`);
+              }
+            } catch (error) {
+              if (!(error instanceof WorkflowRefusal)) throw error;
+              assert.deepEqual(
+                process.state,
+                before,
+                `a refused ${step.op} (${error.refusal}) changed nothing`,
+              );
+            }
+            for (const [task, count] of handledCount)
+              assert.ok(count <= 1, `task ${task} handled ${count} times`);
+            checkInvariants(process);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,338 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { workflowDefinitionSchema } from "../../contracts/workflow-definition.ts";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { loadConfig } from "../../runtime/config.ts";
+import { type Database, openDatabase } from "../../runtime/database.ts";
+import { migrate } from "../../runtime/migrations.ts";
+import { upsertTenant } from "../../runtime/store/tenants.ts";
+import { upsertUser } from "../../runtime/store/users.ts";
+import {
+  deployVersion,
+  type StartableApp,
+  setVersionOnline,
+  startableApp,
+  upsertWorkflowApp,
+} from "../../workflow/app-store.ts";
+import { commandProcess, handleTask, startProcess } from "../../workflow/process-commands.ts";
+import { testModes } from "../support/platform.ts";
+import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { silentLogger } from "../support/wait.ts";
+
+const leaveRequest = workflowDefinitionSchema.parse(
+  JSON.parse(await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8")),
+);
+
+/** A parallel split into `width` branches, each one task for the same user, then a join. */
+function wideJoin(width: number) {
+  return workflowDefinitionSchema.parse({
+    graph: {
+      nodes: [
+        { kind: "start", code: "s" },
+        { kind: "parallel", code: "split" },
+        ...Array.from({ length: width }, (_, i) => ({
+          kind: "task",
+          code: `b${i}`,
+          assignees: [{ accounts: ["alice"] }],
+        })),
+        { kind: "join", code: "join", split: "split" },
+        { kind: "task", code: "after", assignees: [{ accounts: ["carol"] }] },
+        { kind: "end", code: "e" },
+      ],
+      edges: [
+        { from: "s", to: "split" },
+        ...Array.from({ length: width }, (_, i) => [
+          { from: "split", to: `b${i}` },
+          { from: `b${i}`, to: "join" },
+        ]).flat(),
+        { from: "join", to: "after" },
+        { from: "after", to: "e" },
+      ],
+    },
+  });
+}
+
+for (const mode of await testModes()) {
+  describe(`workflow store (${mode.name})`, { skip: mode.skip }, () => {
+    let db: Database;
+    let cleanup: () => Promise<void>;
+    let tenantId: string;
+    const users: Record<string, string> = {};
+    let leave: StartableApp;
+    let wide: StartableApp;
+
+    before(async () => {
+      const prepared = await mode.prepare();
+      cleanup = prepared.cleanup;
+      db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
+      await migrate(db.sql, silentLogger);
+      tenantId = (await upsertTenant(db.sql, { domain: "example.edu", name: "Example" })).id;
+      for (const account of ["alice", "bob", "carol", "dan", "erin"]) {
+        await upsertUser(db.sql, { tenant: "example.edu", account, name: account, mailEnabled: false });
+      }
+      for (const row of await db.sql<{ id: string; account: string }[]>`select id, account from users`)
+        users[row.account] = row.id;
+      await db.sql`
+        insert into departments (tenant_id, code, name) values (${tenantId}, 'cs', 'Computer science'), (${tenantId}, 'office', 'Office'), (${tenantId}, 'hr', 'HR')`;
+      await db.sql`
+        insert into posts (tenant_id, code, name) values (${tenantId}, 'lecturer', 'Lecturer'), (${tenantId}, 'head', 'Head'), (${tenantId}, 'dean', 'Dean'), (${tenantId}, 'clerk', 'Clerk')`;
+      for (const [account, dept, post] of [
+        ["alice", "cs", "lecturer"],
+        ["carol", "cs", "head"],
+        ["dan", "office", "dean"],
+        ["erin", "hr", "clerk"],
+      ] as const) {
+        await db.sql`
+          insert into occupancies (tenant_id, user_id, dept_id, post_id)
+          select ${tenantId}, ${users[account]!}, d.id, p.id from departments d, posts p
+          where d.tenant_id = ${tenantId} and d.code = ${dept} and p.tenant_id = ${tenantId} and p.code = ${post}`;
+      }
+      const leaveApp = await upsertWorkflowApp(db.sql, tenantId, { code: "leave", name: "Leave request" });
+      const { version } = await deployVersion(db.sql, leaveApp.id, leaveRequest);
+      await setVersionOnline(db.sql, leaveApp.id, version.id, false, true);
+      leave = (await startableApp(db.sql, tenantId, "leave", false))!;
+      const wideApp = await upsertWorkflowApp(db.sql, tenantId, { code: "wide", name: "Wide join" });
+      const wideVersion = await deployVersion(db.sql, wideApp.id, wideJoin(20));
+      await setVersionOnline(db.sql, wideApp.id, wideVersion.version.id, false, true);
+      wide = (await startableApp(db.sql, tenantId, "wide", false))!;
+    });
+
+    after(async () => {
+      await db?.close();
+      await cleanup?.();
+    });
+
+    const todoOf = async (account: string) =>
+      db.sql<{ taskId: string; entrustedBy: string | null }[]>`
+        select task_id as "taskId", entrusted_by as "entrustedBy" from workflow_todo
+        where user_id = ${users[account]!} and not suspended and test = false order by assigned_at`;
+
+    it("deploys a definition once: the same definition is the same version", async () => {
+      const again = await deployVersion(db.sql, leave.id, leaveRequest);
+      assert.equal(again.created, false);
+      assert.equal(again.version.number, 1);
+    });
+
+    it("starts a process into the owner's to-do and takes it through the directory's positions", async () => {
+      const started = await db.sql.begin((tx) =>
+        startProcess(tx, {
+          tenantId,
+          test: false,
+          app: leave,
+          ownerId: users.alice!,
+          actualUserId: null,
+          data: { days: 2, reason: "conference" },
+          businessId: null,
+        }),
+      );
+      assert.ok(started.process.entry > 0);
+      assert.deepEqual(
+        (await todoOf("alice")).map((row) => row.taskId),
+        [started.firstTask.id],
+      );
+      await db.sql.begin((tx) =>
+        handleTask(tx, {
+          tenantId,
+          test: false,
+          taskId: started.firstTask.id,
+          actor: { user: users.alice! },
+          sys: false,
+        }),
+      );
+      const [department] = await todoOf("carol");
+      assert.ok(department, "the head of alice's department has the next step");
+      await db.sql.begin((tx) =>
+        handleTask(tx, {
+          tenantId,
+          test: false,
+          taskId: department.taskId,
+          actor: { user: users.carol! },
+          sys: false,
+          actionCode: "approve",
+        }),
+      );
+      const [record] = await todoOf("erin");
+      assert.ok(record, "a short leave goes to the HR clerk");
+      const copies = await db.sql`select user_id from workflow_cc where process_id = ${started.process.id}`;
+      assert.deepEqual(
+        copies.map((row) => row.user_id),
+        [users.alice],
+      );
+      const activities =
+        await db.sql`select tags from workflow_activities where process_id = ${started.process.id} order by id`;
+      assert.deepEqual(
+        activities.map((row) => row.tags),
+        ["INSTANCE_START", "TASK_HANDLE", "TASK_HANDLE"],
+      );
+      const events = await db.sql<{ id: string; type: string }[]>`
+        select id, type from workflow_events where process_id = ${started.process.id} order by id`;
+      assert.deepEqual(
+        events.map((row) => row.type),
+        ["process.started", "todo.created", "todo.done", "todo.created", "todo.done", "todo.created", "cc"],
+      );
+    });
+
+    it("hands a task to the entrustee of its candidate, who handles it for the candidate", async () => {
+      await db.sql`
+        insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
+        values (${tenantId}, ${users.carol!}, ${users.bob!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
+      try {
+        const started = await db.sql.begin((tx) =>
+          startProcess(tx, {
+            tenantId,
+            test: false,
+            app: leave,
+            ownerId: users.alice!,
+            actualUserId: null,
+            data: { days: 1, reason: "x" },
+            businessId: null,
+          }),
+        );
+        await db.sql.begin((tx) =>
+          handleTask(tx, {
+            tenantId,
+            test: false,
+            taskId: started.firstTask.id,
+            actor: { user: users.alice! },
+            sys: false,
+          }),
+        );
+        const entrusted = (await todoOf("bob")).find((row) => row.entrustedBy === users.carol);
+        assert.ok(entrusted, "bob has carol's task, marked entrusted");
+        const { task } = await db.sql.begin((tx) =>
+          handleTask(tx, {
+            tenantId,
+            test: false,
+            taskId: entrusted.taskId,
+            actor: { user: users.bob! },
+            sys: false,
+            actionCode: "approve",
+          }),
+        );
+        assert.equal(task.handler, users.carol, "handled on carol's behalf");
+        assert.equal(task.actualUser, users.bob, "by bob");
+        assert.equal((await todoOf("carol")).filter((row) => row.taskId === entrusted.taskId).length, 0);
+      } finally {
+        await db.sql`delete from workflow_entrustments`;
+      }
+    });
+
+    it("lets exactly one of 50 concurrent submits of a task through", async () => {
+      const started = await db.sql.begin((tx) =>
+        startProcess(tx, {
+          tenantId,
+          test: false,
+          app: leave,
+          ownerId: users.alice!,
+          actualUserId: null,
+          data: { days: 2, reason: "x" },
+          businessId: null,
+        }),
+      );
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 50 }, () =>
+          db.sql.begin((tx) =>
+            handleTask(tx, {
+              tenantId,
+              test: false,
+              taskId: started.firstTask.id,
+              actor: { user: users.alice! },
+              sys: false,
+            }),
+          ),
+        ),
+      );
+      const succeeded = outcomes.filter((outcome) => outcome.status === "fulfilled");
+      assert.equal(succeeded.length, 1);
+      for (const outcome of outcomes) {
+        if (outcome.status === "rejected") {
+          assert.ok(outcome.reason instanceof WorkflowRefusal, String(outcome.reason));
+          assert.equal(outcome.reason.refusal, "TASK_ALREADY_HANDLED");
+        }
+      }
+      const next = await db.sql`
+        select count(*)::int as n from workflow_tasks where process_id = ${started.process.id} and node = 'department'`;
+      assert.equal(next[0]!.n, 1, "one next task");
+    });
+
+    it("fires a 20-way join once when every branch is handled at the same time", async () => {
+      const started = await db.sql.begin((tx) =>
+        startProcess(tx, {
+          tenantId,
+          test: false,
+          app: wide,
+          ownerId: users.alice!,
+          actualUserId: null,
+          data: {},
+          businessId: null,
+        }),
+      );
+      await db.sql.begin((tx) =>
+        handleTask(tx, {
+          tenantId,
+          test: false,
+          taskId: started.firstTask.id,
+          actor: { user: users.alice! },
+          sys: false,
+        }),
+      );
+      const branches = await db.sql<{ id: string }[]>`
+        select id from workflow_tasks where process_id = ${started.process.id} and status = 'todo'`;
+      assert.equal(branches.length, 20);
+      await Promise.all(
+        branches.map(({ id }) =>
+          db.sql.begin((tx) =>
+            handleTask(tx, { tenantId, test: false, taskId: id, actor: { user: users.alice! }, sys: false }),
+          ),
+        ),
+      );
+      const after = await db.sql`
+        select count(*)::int as n from workflow_tasks where process_id = ${started.process.id} and node = 'after'`;
+      assert.equal(after[0]!.n, 1);
+    });
+
+    it("keeps a suspended process's tasks out of every to-do until it resumes", async () => {
+      const started = await db.sql.begin((tx) =>
+        startProcess(tx, {
+          tenantId,
+          test: false,
+          app: leave,
+          ownerId: users.alice!,
+          actualUserId: null,
+          data: { days: 2, reason: "x" },
+          businessId: null,
+        }),
+      );
+      const ref = { id: started.process.id };
+      await db.sql.begin((tx) =>
+        commandProcess(tx, tenantId, false, ref, () => ({ kind: "suspend", user: null })),
+      );
+      assert.ok(!(await todoOf("alice")).some((row) => row.taskId === started.firstTask.id));
+      await db.sql.begin((tx) =>
+        commandProcess(tx, tenantId, false, ref, () => ({ kind: "resume", user: null })),
+      );
+      assert.ok((await todoOf("alice")).some((row) => row.taskId === started.firstTask.id));
+      await db.sql.begin((tx) =>
+        commandProcess(tx, tenantId, false, ref, () => ({ kind: "kill", user: null })),
+      );
+      assert.ok(!(await todoOf("alice")).some((row) => row.taskId === started.firstTask.id));
+    });
+
+    it("keeps test data and formal data apart", async () => {
+      await assert.rejects(
+        db.sql.begin(async (tx) =>
+          startProcess(tx, {
+            tenantId,
+            test: true,
+            app: (await startableApp(tx, tenantId, "leave", true))!,
+            ownerId: users.alice!,
+            actualUserId: null,
+            data: {},
+            businessId: null,
+          }),
+        ),
+        (error: unknown) => error instanceof WorkflowRefusal && error.refusal === "APP_NOT_STARTABLE",
+      );
+    });
+  });
+}
