@@ -89,12 +89,6 @@ export async function runFixedRate<Kind extends string>(options: {
 }
 
 /** The value under which `p` percent of the values lie (nearest rank). */
-export function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
 /**
  * The seconds of the run in which requests slower than `thresholdMs` were due, as ranges
  * ("12-14, 41"): a few seconds mean a passing stall, spread ones a steady slowness.

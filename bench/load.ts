@@ -1,6 +1,7 @@
 import { fork } from "node:child_process";
 import { once } from "node:events";
 import autocannon from "autocannon";
+import { median } from "./statistics.ts";
 
 /** A server script running in its own process, its log lines discarded. */
 export interface BenchServer {
@@ -71,11 +72,6 @@ export async function requestsPerSecond(options: LoadOptions, seconds: number): 
     throw new Error(`${options.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   }
   return result.requests.average;
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Alternates reference and subject rounds (after a warm-up of each) and returns both medians. */

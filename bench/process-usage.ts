@@ -22,10 +22,10 @@ export async function machineBusySeconds(): Promise<number> {
   return (user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_SECOND;
 }
 
-/** Resident memory of a process now, in MB. */
-export async function rssMb(pid: number): Promise<number> {
+/** A process's resident memory now (`VmRSS`) or at its peak so far (`VmHWM`), in MB. */
+export async function memoryMb(pid: number, field: "VmRSS" | "VmHWM"): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
 }
 
 export interface MemorySeries {
@@ -44,7 +44,7 @@ export function sampleRss(pids: Record<string, number>, intervalMs: number) {
     const seconds = (performance.now() - started) / 1000;
     await Promise.all(
       Object.entries(pids).map(async ([name, pid]) => {
-        series.get(name)!.points.push({ seconds, mb: await rssMb(pid) });
+        series.get(name)!.points.push({ seconds, mb: await memoryMb(pid, "VmRSS") });
       }),
     );
   };

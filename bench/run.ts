@@ -9,6 +9,9 @@ import { mixedLoadBench } from "./cases/mixed-load.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
 import { oauthBench } from "./cases/oauth-throughput.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
+import { startBench } from "./cases/start-time.ts";
+import { workflowListsBench } from "./cases/workflow-lists.ts";
+import { workflowBench } from "./cases/workflow-throughput.ts";
 
 // `npm run bench [-- <name>…]`: runs the benchmarks, prints a table, writes bench-results.json.
 const CASES: BenchCase[] = [
@@ -21,6 +24,9 @@ const CASES: BenchCase[] = [
   exportBench,
   feedBench,
   mixedLoadBench,
+  startBench,
+  workflowBench,
+  workflowListsBench,
 ];
 
 const wanted = process.argv.slice(2);

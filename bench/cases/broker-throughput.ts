@@ -4,9 +4,8 @@ import { pino } from "pino";
 import { RabbitMqBroker } from "../../runtime/broker/rabbitmq-broker.ts";
 import { declarationsFor } from "../../runtime/broker/topology.ts";
 import { type BenchCase, higherIsBetter } from "../bench-result.ts";
-import { median } from "../load.ts";
-
 import { AMQP_URL } from "../platform-env.ts";
+import { median } from "../statistics.ts";
 
 const MESSAGES = 10_000;
 /** Alternating rounds of reference and platform; the median of each is compared. */

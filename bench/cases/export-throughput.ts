@@ -12,8 +12,9 @@ import { issueToken } from "../../test/support/tokens.ts";
 import { renderDocx } from "../../workers/export/docx-template.ts";
 import { OfficeConverter } from "../../workers/export/office-converter.ts";
 import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
-import { median, startServer } from "../load.ts";
+import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
+import { median } from "../statistics.ts";
 
 const run = promisify(execFile);
 const PORT = 18_983;

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -8,6 +8,8 @@ import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
 import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
+import { memoryMb } from "../process-usage.ts";
+import { percentile } from "../statistics.ts";
 
 const PORT = 18_984;
 const SECRET = "bench-feed-secret-0123456789abcdefghijklm";
@@ -143,17 +145,6 @@ async function readFeedMs(url: string): Promise<number> {
     if (body.entities.length === 0) throw new Error(`the bench feed has no ${entity}`);
   }
   return performance.now() - started;
-}
-
-/** A process's resident memory now (`VmRSS`) or at its peak so far (`VmHWM`), in MB. */
-async function memoryMb(pid: number, field: "VmRSS" | "VmHWM"): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 export const feedBench: BenchCase = {

@@ -7,8 +7,9 @@ import { Agent, request } from "undici";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter } from "../bench-result.ts";
-import { median, startServer } from "../load.ts";
+import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
+import { median } from "../statistics.ts";
 
 const PORT = 18_981;
 const SECRET = "bench-files-secret-0123456789abcdefghijklm";

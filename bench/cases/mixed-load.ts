@@ -9,11 +9,12 @@ import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { freshVhost } from "../../test/support/rabbit.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
-import { type FixedRateRun, percentile, runFixedRate, slowSeconds, weightedRotation } from "../fixed-rate.ts";
+import { type FixedRateRun, runFixedRate, slowSeconds, weightedRotation } from "../fixed-rate.ts";
 import { type BenchServer, startServer } from "../load.ts";
 import { mixedRequests, RECIPIENTS, type RequestKind, THUMB_SIZE } from "../mixed-requests.ts";
 import { AMQP_URL, DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { cpuSeconds, machineBusySeconds, sampleRss, slopePerMinute, startAndEnd } from "../process-usage.ts";
+import { percentile } from "../statistics.ts";
 
 const PORT = 18_991;
 const REFERENCE_PORT = 18_995;

@@ -8,6 +8,7 @@ import { issueToken } from "../../test/support/tokens.ts";
 import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
 import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
+import { percentile } from "../statistics.ts";
 import { rawAmqplib } from "./broker-throughput.ts";
 
 const PORT = 18_961;
@@ -17,11 +18,6 @@ const RECIPIENTS = 100;
 const SENDS_PER_SECOND = 50;
 const WARM_UP_SENDS = 20;
 const SECRET = "bench-notify-secret-0123456789abcdefghijk";
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 export const notificationBench: BenchCase = {
   name: "notifications",

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
 import { Agent, request } from "undici";
@@ -6,8 +6,10 @@ import { makePdf, sealPng } from "../../test/support/pdf-fixtures.ts";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
-import { type BenchServer, median, startServer } from "../load.ts";
+import { type BenchServer, startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
+import { memoryMb } from "../process-usage.ts";
+import { median } from "../statistics.ts";
 
 const PORT = 18_971;
 const SECRET = "bench-seal-secret-0123456789abcdefghijklmn";
@@ -51,12 +53,6 @@ async function barePdfLib(pdf: Uint8Array, png: Buffer): Promise<number> {
   for (const page of document.getPages()) page.drawImage(image, { x: 20, y: 20, ...SEAL });
   await document.save({ useObjectStreams: false });
   return performance.now() - started;
-}
-
-/** Peak resident memory of a process so far, in MB. */
-async function peakRssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
 /** A gateway process and a `sign` worker process on RabbitMQ and Postgres, sealing with or without a signature. */
@@ -151,11 +147,11 @@ export const sealBench: BenchCase = {
       // grows by a bounded amount (V8's young generation, about 30 MB, whatever the file size),
       // not with the file. The worker holds the document, as pdf-lib must.
       const large = await largePdf(50 * 1024 * 1024);
-      const gatewayBefore = await peakRssMb(plain.gateway.pid);
-      const workerBefore = await peakRssMb(plain.worker.pid);
+      const gatewayBefore = await memoryMb(plain.gateway.pid, "VmHWM");
+      const workerBefore = await memoryMb(plain.worker.pid, "VmHWM");
       await plain.seal(large, { locations: JSON.stringify([{ pageNo: 1, left: 20, bottom: 20 }]) });
-      const gatewayGrowth = (await peakRssMb(plain.gateway.pid)) - gatewayBefore;
-      const workerGrowth = (await peakRssMb(plain.worker.pid)) - workerBefore;
+      const gatewayGrowth = (await memoryMb(plain.gateway.pid, "VmHWM")) - gatewayBefore;
+      const workerGrowth = (await memoryMb(plain.worker.pid, "VmHWM")) - workerBefore;
       const size = large.length / 2 ** 20;
       results.push(lowerIsBetter("seal.50mb-gateway-memory", "MB", Math.max(gatewayGrowth, 0.1), size, 40));
       console.error(

@@ -1,0 +1,180 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import postgres from "postgres";
+import { Agent, request } from "undici";
+import { freshDatabase, tempDir } from "../../test/support/platform.ts";
+import { issueToken } from "../../test/support/tokens.ts";
+import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
+import { startServer } from "../load.ts";
+import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
+import { percentile } from "../statistics.ts";
+
+const PORT = 18_971;
+const CLIENTS = 50;
+const SECONDS = 20;
+const WARM_UP_SECONDS = 3;
+const ADMIN_TOKEN = "bench-workflow-admin-token-0123456789abcdef";
+const SECRET = "bench-workflow-secret-0123456789abcdefghij";
+/** The rows one approval writes besides those it reads: process, tasks, to-do rows, activities, events, updates. */
+const ROWS_PER_APPROVAL = 22;
+
+/** A three-step approval: the applicant's form, the department head's approval (by position), the end. */
+const approval = {
+  schema: { fields: [{ name: "days", type: "number" }] },
+  graph: {
+    nodes: [
+      { kind: "start", code: "apply" },
+      { kind: "task", code: "approve", assignees: [{ position: "{initiator}:head" }] },
+      { kind: "end", code: "done" },
+    ],
+    edges: [
+      { from: "apply", to: "approve" },
+      { from: "approve", to: "done" },
+    ],
+  },
+};
+
+/**
+ * The reference: the same number of row writes an approval makes, in as many transactions, by 50
+ * clients through the same Postgres client library, with none of the platform around them.
+ */
+async function bareTransactions(databaseUrl: string, seconds: number): Promise<number> {
+  const sql = postgres(databaseUrl, { max: CLIENTS, onnotice: () => {} });
+  try {
+    await sql`create table if not exists bench_rows (id bigint generated always as identity primary key, owner uuid, payload jsonb)`;
+    let approvals = 0;
+    const deadline = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (performance.now() < deadline) {
+          // An approval is three transactions: start, handle the form, handle the approval.
+          for (let step = 0; step < 3; step++) {
+            await sql.begin(async (tx) => {
+              const rows = Array.from({ length: Math.ceil(ROWS_PER_APPROVAL / 3) }, (_, i) => ({ i }));
+              await tx`insert into bench_rows (owner, payload)
+                       select gen_random_uuid(), r from jsonb_array_elements(${sql.json(rows as never)}) r`;
+            });
+          }
+          approvals++;
+        }
+      }),
+    );
+    return (approvals * 2) / seconds;
+  } finally {
+    await sql`drop table if exists bench_rows`;
+    await sql.end();
+  }
+}
+
+export const workflowBench: BenchCase = {
+  name: "workflow",
+  description: `a three-step approval over HTTP by ${CLIENTS} clients: start (3.2), the form and the department head's approval (3.1), gateway on Postgres`,
+  async run(): Promise<BenchResult[]> {
+    const dir = await tempDir("op-bench-");
+    const db = await freshDatabase(DATABASE_URL);
+    const bootstrap = join(dir.path, "bootstrap.json");
+    const users = Array.from({ length: CLIENTS }, (_, i) => ({
+      tenant: "bench.edu",
+      account: `applicant${i}`,
+      name: `Applicant ${i}`,
+    }));
+    await writeFile(
+      bootstrap,
+      JSON.stringify({
+        tenants: [{ domain: "bench.edu", name: "Bench" }],
+        applications: [
+          {
+            id: "bench-app",
+            secret: SECRET,
+            name: "Bench",
+            type: "enterprise",
+            tenant: "bench.edu",
+            scopes: ["sys_start", "sys_submit", "sys_process", "sys_triple_edit"],
+          },
+        ],
+        users: [...users, { tenant: "bench.edu", account: "head", name: "Head" }],
+      }),
+    );
+    const platform = await startServer(PLATFORM_SERVER, PORT, {
+      ...platformEnv(dir.path, db.url, bootstrap),
+      ADMIN_TOKEN,
+    });
+    const client = new Agent({ connections: CLIENTS });
+    const url = `http://127.0.0.1:${PORT}`;
+    const call = async (method: string, path: string, token: string, params: Record<string, string>) => {
+      const response = await request(`${url}/apis/v2${path}?${new URLSearchParams(params)}`, {
+        method: method as "PUT",
+        dispatcher: client,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = (await response.body.json()) as { errno: number; error: string; entities: unknown[] };
+      if (body.errno !== 0) throw new Error(`${method} ${path}: ${body.error}`);
+      return body.entities;
+    };
+    try {
+      const token = await issueToken(
+        url,
+        { id: "bench-app", secret: SECRET },
+        { grant_type: "client_credentials" },
+      );
+      await call("PUT", "/triple/dept", token, { code: "cs", name: "Computer science" });
+      await call("PUT", "/triple/post", token, { code: "head", name: "Head" });
+      await call("PUT", "/triple/post", token, { code: "member", name: "Member" });
+      await call("PUT", "/position/cs:head/users", token, { code: "head" });
+      for (const user of users) await call("PUT", "/position/cs:member/users", token, { code: user.account });
+      const deployed = await fetch(`${url}/admin/workflows/bench.edu/approval/versions`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ definition: approval, online: true, app: { name: "Approval" } }),
+      });
+      if (deployed.status !== 200)
+        throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);
+
+      const run = async (seconds: number) => {
+        const startLatencies: number[] = [];
+        let tasks = 0;
+        const deadline = performance.now() + seconds * 1000;
+        await Promise.all(
+          users.map(async (user) => {
+            while (performance.now() < deadline) {
+              const before = performance.now();
+              const [entry, , , first] = (await call("PUT", "/process", token, {
+                code: "approval",
+                userId: user.account,
+                data: '{"days":2}',
+              })) as [number, number, string, { id: string }];
+              startLatencies.push(performance.now() - before);
+              await call("POST", `/task/${first.id}`, token, { userId: user.account });
+              // The head opens the process and handles its to-do step.
+              const [process] = (await call("GET", `/process/${entry}`, token, {})) as [
+                { tasks: { id: string; code: string; status: number }[] },
+              ];
+              const step = process.tasks.find((task) => task.code === "approve" && task.status === 1)!;
+              await call("POST", `/task/${step.id}`, token, { userId: "head" });
+              tasks += 2;
+            }
+          }),
+        );
+        return { tasks, startLatencies };
+      };
+      await run(WARM_UP_SECONDS);
+      const measured = await run(SECONDS);
+      const reference = await bareTransactions(db.url, 10);
+      return [
+        atLeast("workflow.submit-throughput", "tasks/s", measured.tasks / SECONDS, reference, 500),
+        lowerIsBetter(
+          "workflow.start-p99",
+          "ms",
+          percentile(measured.startLatencies, 99),
+          percentile(measured.startLatencies, 50),
+          50,
+        ),
+      ];
+    } finally {
+      await client.close();
+      await platform.stop();
+      await db.drop();
+      await dir.remove();
+    }
+  },
+};
