@@ -15,6 +15,8 @@ COPY gateway ./gateway
 COPY workers ./workers
 COPY plugins ./plugins
 COPY bin ./bin
+# The sample files bootstrap.example.json names (the seal image) and the README's walkthrough uses.
+COPY examples ./examples
 USER node
 EXPOSE 8080
 # Node receives signals directly (no npm in between), so SIGTERM drains requests and jobs.

@@ -2,10 +2,11 @@ import { rotateSigningKey } from "../gateway/oauth/access-tokens.ts";
 import { applyBootstrap, readBootstrapFile } from "../runtime/bootstrap.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { openDatabase } from "../runtime/database.ts";
-import { rotateApplicationSecret } from "../runtime/directory/application-secrets.ts";
 import { createLogger } from "../runtime/logger.ts";
 import { migrate } from "../runtime/migrations.ts";
 import { runMain } from "../runtime/process-main.ts";
+import { rotateApplicationSecret } from "../runtime/store/application-secrets.ts";
+import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 
 const USAGE = `Usage:
   npm run admin -- apply <bootstrap.json>        create or update tenants, applications and users
@@ -25,7 +26,7 @@ runMain(async () => {
   try {
     await migrate(db.sql, log);
     if (bootstrap) {
-      await applyBootstrap(db.sql, bootstrap, log);
+      await applyBootstrap(db.sql, bootstrap, log, "all", workflowBootstrapEntries);
       process.stdout.write(`applied ${argument}\n`);
     } else if (command === "rotate-signing-key") {
       await rotateSigningKey(db.sql);

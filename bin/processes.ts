@@ -1,16 +1,18 @@
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
-import { ALL_JOBS, jobCatalogue, queueDefinition, withOperatorPolicy } from "../contracts/jobs.ts";
-import { BUILT_IN_CHANNELS } from "../contracts/notification.ts";
+import { isBuiltInChannel } from "../contracts/channels.ts";
+import { ALL_JOBS, queueDefinition } from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
+import type { EmbeddedPostgres } from "../runtime/embedded-postgres.ts";
 import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { observeBroker } from "../runtime/platform-metrics.ts";
 import type { JobParts } from "../workers/job-parts.ts";
 import { jobsForQueues } from "../workers/job-runner.ts";
+import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -25,7 +27,7 @@ export interface RunningProcess {
 function allQueues(bootstrap: Bootstrap | undefined): string[] {
   const external = (bootstrap?.channels ?? [])
     .map((channel) => channel.name)
-    .filter((name) => !(BUILT_IN_CHANNELS as readonly string[]).includes(name));
+    .filter((name) => !isBuiltInChannel(name));
   return ALL_JOBS.flatMap((job) =>
     job.family ? external.map((name) => `${job.queue}.${name}`) : [job.queue],
   );
@@ -35,30 +37,35 @@ interface ProcessParts {
   name: string;
   serveHttp: boolean;
   queues: readonly string[] | "all";
+  /** The embedded database, when the entry started it while the platform's modules loaded. */
+  embeddedDatabase?: Promise<EmbeddedPostgres>;
 }
 
 async function startProcess(config: Config, parts: ProcessParts): Promise<RunningProcess> {
-  const platform = await openPlatform(config, parts.name, { applyBootstrap: parts.serveHttp });
+  // Loaded only where jobs run (the job modules would otherwise make up much of a gateway's
+  // heap), and while the database starts.
+  const jobModule =
+    parts.queues === "all" || parts.queues.length > 0 ? import("../workers/job-parts.ts") : undefined;
+  jobModule?.catch(() => {});
+  const platform = await openPlatform(config, parts.name, {
+    applyBootstrap: parts.serveHttp,
+    embeddedDatabase: parts.embeddedDatabase,
+    bootstrapEntries: workflowBootstrapEntries,
+  });
   const { log, broker, db } = platform;
   observeBroker(broker);
   const draining = { value: false };
   let http: HttpServer | undefined;
   let metricsServer: MetricsServer | undefined;
   let jobs: JobParts | undefined;
-  const catalogue = withOperatorPolicy(jobCatalogue, {
-    delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
-    signTimeoutMs: config.sign.timeoutMs,
-    exportTimeoutMs: config.export.timeoutMs,
-  });
+  const { catalogue } = platform.jobs;
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
     const everyQueue = allQueues(platform.bootstrap);
     await broker.declare(jobsForQueues(catalogue, everyQueue).map(({ job }) => queueDefinition(job)));
     const queues = parts.queues === "all" ? everyQueue : parts.queues;
     if (queues.length > 0) {
-      // Loaded only where jobs run: the job modules (PDF, office, spreadsheet, provider SDKs) would
-      // otherwise make up most of a gateway's heap.
-      const { startJobParts } = await import("../workers/job-parts.ts");
+      const { startJobParts } = await (jobModule ?? import("../workers/job-parts.ts"));
       jobs = await startJobParts(config, platform, catalogue, queues);
     }
     if (!parts.serveHttp && config.metrics.port !== undefined) {
@@ -99,8 +106,11 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
 }
 
 /** Everything in one process: the embedded mode of `npm start`. */
-export function startAllInOne(config: Config): Promise<RunningProcess> {
-  return startProcess(config, { name: "platform", serveHttp: true, queues: "all" });
+export function startAllInOne(
+  config: Config,
+  embeddedDatabase?: Promise<EmbeddedPostgres>,
+): Promise<RunningProcess> {
+  return startProcess(config, { name: "platform", serveHttp: true, queues: "all", embeddedDatabase });
 }
 
 export function startGateway(config: Config): Promise<RunningProcess> {
