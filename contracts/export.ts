@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstIssueMessage, type ValidationIssue } from "./validation-issue.ts";
 
 /** Spec 001's export field: a datum's name and type, and how spreadsheets and documents use it. */
 export const exportFieldSchema = z
@@ -92,3 +93,12 @@ export const EXPORT_MIME: Record<ExportFormat, string> = {
   png: "image/png",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };
+
+/** A broken export job, named as the caller sent it: the job's `xlsx` and `document` wrappers are the platform's. */
+export function exportJobProblem(issues: readonly ValidationIssue[]): string {
+  const unwrapped = issues.map((issue) => ({
+    ...issue,
+    path: issue.path.filter((p) => p !== "xlsx" && p !== "document"),
+  }));
+  return firstIssueMessage(unwrapped, { root: "parameters" });
+}

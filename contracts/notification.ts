@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstIssueMessage } from "./validation-issue.ts";
 
 export const RECIPIENTS_PER_LIST = 100;
 export const NAME_LIMIT = 500;
@@ -234,8 +235,7 @@ export function channelRuleViolations(
         }
         const template = templateContentSchema.safeParse(json);
         if (!template.success) {
-          const issue = template.error.issues[0]!;
-          violate("content", `${issue.path.join(".") || "(root)"}: ${issue.message} ${rule}`);
+          violate("content", `${firstIssueMessage(template.error.issues)} ${rule}`);
         }
         break;
       }

@@ -1,11 +1,13 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
+import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { requireOperatorToken } from "./middleware/require-operator-token.ts";
 import { requireStorableText } from "./middleware/storable-text.ts";
+import { surface } from "./middleware/surface.ts";
 import { PrefixRouter } from "./prefix-router.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
@@ -29,14 +31,13 @@ import { workflowInboxRoutes } from "./routes/workflow-inbox-routes.ts";
 import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
 import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
 import { SealCache } from "./seal-cache.ts";
+import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
 import { WorkflowTenants } from "./workflow/workflow-tenant.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
-function validationError(
-  issues: readonly { path: readonly PropertyKey[]; message: string }[],
-): PlatformError {
+function validationError(issues: readonly ValidationIssue[]): PlatformError {
   const issue = issues[0];
-  const field = issue?.path.map(String).join(".") ?? "";
+  const field = issue ? issueField(issue) : "";
   if (!field) return new PlatformError(ErrorCode.InvalidArgument, issue?.message ?? "invalid request");
   return localizedError(
     ErrorCode.InvalidArgument,
@@ -44,6 +45,23 @@ function validationError(
     { field, detail: issue!.message },
     { field },
   );
+}
+
+/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
+function workflowApi(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+  const api = new OpenAPIHono<GatewayEnv>();
+  api.use(surface("workflow"));
+  api.route("/", userRoutes(deps, mode));
+  api.route("/", tripleRoutes(deps, tenants, mode));
+  api.route("/", workflowProcessRoutes(deps, tenants, mode));
+  api.route("/", entrustRoutes(deps, tenants, mode));
+  api.route("/", thingRoutes(deps, tenants, mode));
+  api.route("/", workflowAppRoutes(deps, tenants, mode));
+  api.route("/", workflowInboxRoutes(deps, tenants, mode));
+  // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
+  api.route("/", workflowListRoutes(deps, tenants, mode));
+  api.route("/", positionRoutes(deps, tenants, mode));
+  return api;
 }
 
 /** The gateway: request id and log, body limit, error mapping, then one sub-app per API surface. */
@@ -80,24 +98,19 @@ export function createGateway(deps: GatewayDeps) {
     ),
   );
 
+  // /healthz and /readyz
   app.route("/", healthRoutes(deps));
-  app.route("/", metricsRoutes(deps));
+  app.route("/metrics", metricsRoutes(deps));
   const oauth = oauthRoutes(deps);
   oauth.route("/", authorizeRoutes(deps));
   app.route("/oauth2", oauth);
+  // /.well-known/oauth-authorization-server
   app.route("/", oauthMetadataRoutes(deps));
   const tenants = new WorkflowTenants(deps.db.sql);
-  app.route("/", userRoutes(deps));
-  app.route("/", tripleRoutes(deps, tenants));
-  app.route("/", workflowProcessRoutes(deps, tenants));
-  app.route("/", entrustRoutes(deps, tenants));
-  app.route("/", thingRoutes(deps, tenants));
-  app.route("/", workflowAppRoutes(deps, tenants));
-  app.route("/", workflowInboxRoutes(deps, tenants));
-  // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
-  app.route("/", workflowListRoutes(deps, tenants));
-  app.route("/", positionRoutes(deps, tenants));
-  app.route("/", notificationRoutes(deps));
+  for (const mode of WORKFLOW_DATA_MODES) app.route(mode.base, workflowApi(deps, tenants, mode));
+  const notifications = notificationRoutes(deps);
+  app.route("/v1/notification", notifications.send);
+  app.route("/notification", notifications.status);
   const seals = new SealCache(deps.db.sql);
   app.route("/v1/signature", signatureRoutes(deps, seals));
   app.route("/file", fileRoutes(deps));
@@ -111,7 +124,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/workflows", workflowAdminRoutes(deps));
     app.route("/admin", admin);
   }
-  app.route("/", docsRoutes());
+  app.route("/docs", docsRoutes());
 
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
+import { firstIssueMessage } from "../contracts/validation-issue.ts";
 import { ConfigError } from "./config.ts";
 import type { Queryable, Sql } from "./database.ts";
 import type { Logger } from "./logger.ts";
@@ -33,9 +34,8 @@ export async function readBootstrapFile(path: string): Promise<Bootstrap> {
   }
   const parsed = bootstrapSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const at = issue.path.length > 0 ? issue.path.join(".") : "(top level)";
-    throw new ConfigError(`BOOTSTRAP_FILE ${path}: ${at}: ${issue.message}`);
+    const problem = firstIssueMessage(parsed.error.issues, { root: "(top level)" });
+    throw new ConfigError(`BOOTSTRAP_FILE ${path}: ${problem}`);
   }
   const bootstrap = resolveSecretVariables(parsed.data, `BOOTSTRAP_FILE ${path}`);
   for (const seal of bootstrap.seals) {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Broker, Consumer, HandlerOutcome } from "../contracts/broker.ts";
 import { type JobCatalogue, type JobDefinition, queueDefinition } from "../contracts/jobs.ts";
+import { firstIssueMessage } from "../contracts/validation-issue.ts";
 import { ConfigError } from "../runtime/config.ts";
 import type { Logger } from "../runtime/logger.ts";
 
@@ -95,11 +96,7 @@ export async function startJobConsumers<Catalogue extends JobCatalogue>(
       async (message, delivery) => {
         const payload = job.payload.safeParse(message);
         if (!payload.success) {
-          const issue = payload.error.issues[0]!;
-          return {
-            outcome: "fail",
-            reason: `invalid payload at ${issue.path.join(".") || "(root)"}: ${issue.message}`,
-          };
+          return { outcome: "fail", reason: `invalid payload at ${firstIssueMessage(payload.error.issues)}` };
         }
         const context: JobContext = {
           log: jobLog.child({ messageId: delivery.messageId }),

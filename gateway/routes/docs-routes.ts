@@ -33,7 +33,7 @@ const tags = ["Documentation"];
 const DOCS_OPERATIONS: RouteConfig[] = [
   {
     method: "get",
-    path: "/docs",
+    path: "/",
     operationId: "getApiReference",
     tags,
     summary: "The API reference page (Swagger UI over /openapi.json)",
@@ -41,7 +41,7 @@ const DOCS_OPERATIONS: RouteConfig[] = [
   },
   {
     method: "get",
-    path: "/docs/assets/{file}",
+    path: "/assets/{file}",
     operationId: "getApiReferenceAsset",
     tags,
     summary: "A script or style sheet of the reference page, served from the platform itself",
@@ -60,10 +60,11 @@ const DOCS_OPERATIONS: RouteConfig[] = [
 export function docsRoutes() {
   const assetCache = new Map<string, Buffer>();
   const app = new OpenAPIHono<GatewayEnv>();
+  // Registered by hand: the handlers are plain routes, the page's own HTML and files.
   for (const operation of DOCS_OPERATIONS) app.openAPIRegistry.registerPath(operation);
   return app
-    .get("/docs", (c) => c.html(PAGE))
-    .get("/docs/assets/:file", async (c) => {
+    .get("/", (c) => c.html(PAGE))
+    .get("/assets/:file", async (c) => {
       const file = c.req.param("file");
       const type = ASSETS.get(file);
       if (!type) return c.notFound();

@@ -3,6 +3,7 @@ import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { deleteEntrustments, entrustmentsOf, putEntrustment } from "../../workflow/entrustment-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
 import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
@@ -38,125 +39,123 @@ async function pathUser(deps: GatewayDeps, caller: WorkflowCaller, id: string): 
  * a while (of one app, or of every app); `entrusters` those whose tasks the user handles. A user
  * token delegates its own user's work; a sys token anyone's of its tenant.
  */
-export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-      spec: WorkflowOperation<P, Q>,
-      handler: Parameters<typeof workflowOperation<P, Q>>[5],
-    ) => workflowOperation(app, deps, tenants, base, spec, handler);
-    for (const relationship of ["entrusters", "entrustees"] as const) {
-      const name = relationship === "entrusters" ? "Entrusters" : "Entrustees";
-      /** Who entrusts whom, for a path `/user/{id}/{relationship}/{other}`. */
-      const pair = (user: string, other: string) =>
-        relationship === "entrustees"
-          ? { entruster: user, entrustee: other }
-          : { entruster: other, entrustee: user };
+  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
+    spec: WorkflowOperation<P, Q>,
+    handler: Parameters<typeof workflowOperation<P, Q>>[5],
+  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  for (const relationship of ["entrusters", "entrustees"] as const) {
+    const name = relationship === "entrusters" ? "Entrusters" : "Entrustees";
+    /** Who entrusts whom, for a path `/user/{id}/{relationship}/{other}`. */
+    const pair = (user: string, other: string) =>
+      relationship === "entrustees"
+        ? { entruster: user, entrustee: other }
+        : { entruster: other, entrustee: user };
 
-      operation(
-        {
-          method: "get",
-          path: `/user/{id}/${relationship}`,
-          operationId: `get${name}`,
-          summary:
-            relationship === "entrustees"
-              ? "10.1 The users a user (id or account) entrusts with their tasks"
-              : "10.1 The users who entrust a user (id or account) with their tasks",
-          tag: "entrust",
-          scope: "entrust",
-          kinds: "u/s",
-          params: userParam,
-          entity: entrustmentSchema,
-          entityName: "Entrust",
-        },
-        async (_c, caller, { params }) => {
-          const user = await pathUser(deps, caller, params.id);
-          const entrustments = await entrustmentsOf(sql, caller.tenantId, user, relationship);
-          return { entities: entrustments, total: entrustments.length };
-        },
-      );
+    operation(
+      {
+        method: "get",
+        path: `/user/{id}/${relationship}`,
+        operationId: `get${name}`,
+        summary:
+          relationship === "entrustees"
+            ? "10.1 The users a user (id or account) entrusts with their tasks"
+            : "10.1 The users who entrust a user (id or account) with their tasks",
+        tag: "entrust",
+        scope: "entrust",
+        kinds: "u/s",
+        params: userParam,
+        entity: entrustmentSchema,
+        entityName: "Entrust",
+      },
+      async (_c, caller, { params }) => {
+        const user = await pathUser(deps, caller, params.id);
+        const entrustments = await entrustmentsOf(sql, caller.tenantId, user, relationship);
+        return { entities: entrustments, total: entrustments.length };
+      },
+    );
 
-      operation(
-        {
-          method: "put",
-          path: `/user/{id}/${relationship}/{other}`,
-          operationId: `put${name.slice(0, -1)}`,
-          summary:
-            "10.2 Delegate: the entrustee handles the entruster's tasks of `app` (every app when absent) from `from` to `to` (Unix seconds)",
-          tag: "entrust",
-          scope: "entrust_edit",
-          kinds: "u/s",
-          params: pairParam,
-          parameters: z.object({
-            app: z.string().min(1).max(64).optional(),
-            from: unixSeconds.optional(),
-            to: unixSeconds,
-          }),
-          entity: entrustmentSchema,
-          entityName: "Entrust",
-        },
-        async (_c, caller, { params, parameters }) => {
-          const user = await pathUser(deps, caller, params.id);
-          const other = await namedUser(sql, caller.tenantId, params.other);
-          const { entruster, entrustee } = pair(user, other);
-          if (!caller.sys && entruster !== caller.userId) {
-            throw new WorkflowRefusal("NOT_YOUR_OWN", "a user delegates their own work only");
-          }
-          if (entruster === entrustee)
-            throw new WorkflowRefusal("DATA_INVALID", "a user cannot entrust themselves");
-          const from = parameters.from ?? Math.floor(Date.now() / 1000);
-          if (from >= parameters.to) throw new WorkflowRefusal("DATA_INVALID", "to: after from");
-          const workflowApp = parameters.app
-            ? await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app)
-            : undefined;
-          if (parameters.app && !workflowApp)
-            throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
-          const saved = await putEntrustment(
-            sql,
-            caller.tenantId,
-            entruster,
-            entrustee,
-            workflowApp?.id ?? null,
-            from,
-            parameters.to,
-          );
-          return { entities: [saved] };
-        },
-      );
+    operation(
+      {
+        method: "put",
+        path: `/user/{id}/${relationship}/{other}`,
+        operationId: `put${name.slice(0, -1)}`,
+        summary:
+          "10.2 Delegate: the entrustee handles the entruster's tasks of `app` (every app when absent) from `from` to `to` (Unix seconds)",
+        tag: "entrust",
+        scope: "entrust_edit",
+        kinds: "u/s",
+        params: pairParam,
+        parameters: z.object({
+          app: z.string().min(1).max(64).optional(),
+          from: unixSeconds.optional(),
+          to: unixSeconds,
+        }),
+        entity: entrustmentSchema,
+        entityName: "Entrust",
+      },
+      async (_c, caller, { params, parameters }) => {
+        const user = await pathUser(deps, caller, params.id);
+        const other = await namedUser(sql, caller.tenantId, params.other);
+        const { entruster, entrustee } = pair(user, other);
+        if (!caller.sys && entruster !== caller.userId) {
+          throw new WorkflowRefusal("NOT_YOUR_OWN", "a user delegates their own work only");
+        }
+        if (entruster === entrustee)
+          throw new WorkflowRefusal("DATA_INVALID", "a user cannot entrust themselves");
+        const from = parameters.from ?? Math.floor(Date.now() / 1000);
+        if (from >= parameters.to) throw new WorkflowRefusal("DATA_INVALID", "to: after from");
+        const workflowApp = parameters.app
+          ? await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app)
+          : undefined;
+        if (parameters.app && !workflowApp)
+          throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
+        const saved = await putEntrustment(
+          sql,
+          caller.tenantId,
+          entruster,
+          entrustee,
+          workflowApp?.id ?? null,
+          from,
+          parameters.to,
+        );
+        return { entities: [saved] };
+      },
+    );
 
-      operation(
-        {
-          method: "delete",
-          path: `/user/{id}/${relationship}/{other}`,
-          operationId: `delete${name.slice(0, -1)}`,
-          summary: "10.3 End a delegation (of `app`, or every delegation between the two users)",
-          tag: "entrust",
-          scope: "entrust_edit",
-          kinds: "u/s",
-          params: pairParam,
-          parameters: z.object({ app: z.string().min(1).max(64).optional() }),
-          entity: entrustmentSchema,
-          entityName: "Entrust",
-        },
-        async (_c, caller, { params, parameters }) => {
-          const user = await pathUser(deps, caller, params.id);
-          const other = await namedUser(sql, caller.tenantId, params.other);
-          const { entruster, entrustee } = pair(user, other);
-          if (!caller.sys && entruster !== caller.userId) {
-            throw new WorkflowRefusal("NOT_YOUR_OWN", "a user ends their own delegations only");
-          }
-          const workflowApp = parameters.app
-            ? await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app)
-            : undefined;
-          if (parameters.app && !workflowApp)
-            throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
-          const ended = await deleteEntrustments(sql, caller.tenantId, entruster, entrustee, workflowApp?.id);
-          if (ended === 0) throw new WorkflowRefusal("ENTRUST_NOT_FOUND", "no such delegation");
-          return { entities: [], total: ended };
-        },
-      );
-    }
+    operation(
+      {
+        method: "delete",
+        path: `/user/{id}/${relationship}/{other}`,
+        operationId: `delete${name.slice(0, -1)}`,
+        summary: "10.3 End a delegation (of `app`, or every delegation between the two users)",
+        tag: "entrust",
+        scope: "entrust_edit",
+        kinds: "u/s",
+        params: pairParam,
+        parameters: z.object({ app: z.string().min(1).max(64).optional() }),
+        entity: entrustmentSchema,
+        entityName: "Entrust",
+      },
+      async (_c, caller, { params, parameters }) => {
+        const user = await pathUser(deps, caller, params.id);
+        const other = await namedUser(sql, caller.tenantId, params.other);
+        const { entruster, entrustee } = pair(user, other);
+        if (!caller.sys && entruster !== caller.userId) {
+          throw new WorkflowRefusal("NOT_YOUR_OWN", "a user ends their own delegations only");
+        }
+        const workflowApp = parameters.app
+          ? await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app)
+          : undefined;
+        if (parameters.app && !workflowApp)
+          throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
+        const ended = await deleteEntrustments(sql, caller.tenantId, entruster, entrustee, workflowApp?.id);
+        if (ended === 0) throw new WorkflowRefusal("ENTRUST_NOT_FOUND", "no such delegation");
+        return { entities: [], total: ended };
+      },
+    );
   }
   return app;
 }

@@ -6,13 +6,14 @@ import {
   EXPORT_MIME,
   type ExportFormat,
   type ExportJob,
-  type ExportResult,
   exportFieldSchema,
+  exportJobProblem,
   exportJobSchema,
 } from "../../contracts/export.ts";
 import { createFile } from "../../runtime/store/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { errorResponses } from "../error-responses.ts";
+import { exportedFileResponse } from "../exported-file.ts";
 import { fileUrl } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
@@ -59,12 +60,6 @@ function template(parameters: Parameters): string | undefined {
   return value;
 }
 
-function invalid(issues: readonly { path: readonly PropertyKey[]; message: string }[]): PlatformError {
-  const issue = issues[0]!;
-  const at = issue.path.filter((p) => p !== "xlsx" && p !== "document").join(".");
-  return new PlatformError(ErrorCode.InvalidArgument, `${at || "parameters"}: ${issue.message}`);
-}
-
 const wantsJson = (c: Context<GatewayEnv>) => c.req.header("accept")?.includes("application/json") === true;
 
 /** The export job a request asks for, checked at the edge. */
@@ -101,7 +96,7 @@ function exportJob(format: ExportFormat, parameters: Parameters, json: boolean):
     if (format !== "xlsx" && !templateUri) {
       throw new PlatformError(ErrorCode.InvalidArgument, "template: required for a document export");
     }
-    throw invalid(job.error.issues);
+    throw new PlatformError(ErrorCode.InvalidArgument, exportJobProblem(job.error.issues));
   }
   return job.data;
 }
@@ -193,23 +188,6 @@ const EXPORT_OPERATION: RouteConfig = {
   },
 };
 
-/** Runs an export job on an `export` worker (request/reply, within EXPORT_TIMEOUT_MS). */
-export async function renderExport(deps: GatewayDeps, job: ExportJob): Promise<ExportResult> {
-  return deps.jobs.call("export", job);
-}
-
-/** The first output of an export, streamed from storage as an attachment named `name`. */
-export function exportedFileResponse(deps: GatewayDeps, result: ExportResult, name: string): Response {
-  const output = result.outputs[0]!;
-  return new Response(deps.storage.readStream(output.key), {
-    headers: {
-      "content-type": result.mime,
-      "content-length": String(output.bytes),
-      "content-disposition": `attachment; filename="${name}"`,
-    },
-  });
-}
-
 /** Spec 001's export service, at `{export_url}` = PUBLIC_URL/export. */
 export function exportRoutes(deps: GatewayDeps) {
   const { config } = deps;
@@ -228,7 +206,8 @@ export function exportRoutes(deps: GatewayDeps) {
     }
     const json = wantsJson(c);
     const job = exportJob(format, await requestParameters(c), json);
-    const result = await renderExport(deps, job);
+    // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
+    const result = await deps.jobs.call("export", job);
     if (json) {
       // Each output becomes a file of the file service; the answer links to them.
       const token = c.get("token");

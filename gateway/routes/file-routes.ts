@@ -9,6 +9,7 @@ import {
   thumbSize,
   thumbSizesSchema,
 } from "../../contracts/files.ts";
+import { firstIssueMessage } from "../../contracts/validation-issue.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { StoredUpload } from "../../runtime/storage/file-storage.ts";
 import {
@@ -310,7 +311,10 @@ export function fileRoutes(deps: GatewayDeps) {
         : thumbSizesSchema.safeParse(thumbsizes.split(",").filter(Boolean));
     if (sizes && !sizes.success)
       await discard(
-        new PlatformError(ErrorCode.InvalidArgument, `thumbsizes: ${sizes.error.issues[0]!.message}`),
+        new PlatformError(
+          ErrorCode.InvalidArgument,
+          firstIssueMessage(sizes.error.issues, { under: "thumbsizes" }),
+        ),
       );
     const storageKey = await storage.promote(uploadKey, stored.sha256);
     return {
@@ -422,10 +426,9 @@ export function fileRoutes(deps: GatewayDeps) {
     const body = (await c.req.json().catch(() => undefined)) as { meta?: unknown } | undefined;
     const parsed = fileMetaSchema.safeParse(body?.meta);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
       throw new PlatformError(
         ErrorCode.InvalidArgument,
-        `meta${issue.path.map((p) => `.${String(p)}`).join("")}: ${issue.message}`,
+        firstIssueMessage(parsed.error.issues, { under: "meta" }),
       );
     }
     const { token, thumbsizes, ...given } = parsed.data;

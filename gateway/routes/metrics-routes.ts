@@ -8,7 +8,7 @@ import { requireOperatorToken } from "../middleware/require-operator-token.ts";
 function metricsRoute(secured: boolean) {
   return createRoute({
     method: "get",
-    path: "/metrics",
+    path: "/",
     operationId: "getMetrics",
     tags: ["Operations"],
     summary: "Prometheus metrics: requests per route, jobs per queue by outcome, queue depths, memory",
@@ -25,11 +25,11 @@ function metricsRoute(secured: boolean) {
   });
 }
 
-/** `/metrics` for Prometheus; behind `METRICS_TOKEN` when the operator sets one. */
+/** The Prometheus scrape endpoint (mounted at `/metrics`); behind `METRICS_TOKEN` when the operator sets one. */
 export function metricsRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
   const token = deps.config.metrics.token;
-  if (token) app.use("/metrics", requireOperatorToken(token, "metrics"));
+  if (token) app.use(requireOperatorToken(token, "metrics"));
   return app.openapi(metricsRoute(Boolean(token)), async (c) =>
     c.text(await metrics.render(), 200, {
       "Content-Type": PROMETHEUS_CONTENT_TYPE,

@@ -14,23 +14,27 @@ import { surface } from "../middleware/surface.ts";
 import { channelSettingsOf, notificationIdsOf, sendNotification } from "../notification-rules.ts";
 import { envelope, grouped, markSchema, notificationTasksSchema, SUCCESS } from "../notification-schemas.ts";
 
-/** Spec 000's notification API: send, query status, mark status. */
+/**
+ * Spec 000's notification API: send (at /v1/notification) and query or mark delivery status (at
+ * /notification/status), two mounts of one surface.
+ */
 export function notificationRoutes(deps: GatewayDeps) {
   const { sql } = deps.db;
   const { accessTokens } = deps.oauth;
   const channels = channelSettingsOf(deps.bootstrap);
   const sendDeps = { sql, jobs: deps.jobs, brokerConnected: () => deps.broker.isConnected(), channels };
-  const app = new OpenAPIHono<GatewayEnv>();
-  app.use("/v1/notification", surface("open-api"));
-  app.use("/notification/*", surface("open-api"));
-  app.use("/v1/notification", requireToken(accessTokens, { scopes: [] }));
-  app.on("GET", "/notification/status", requireToken(accessTokens, { scopes: ["notifications"] }));
-  app.on("POST", "/notification/status", requireToken(accessTokens, { scopes: ["modify_notification"] }));
+  const send = new OpenAPIHono<GatewayEnv>();
+  send.use(surface("open-api"));
+  send.use(requireToken(accessTokens, { scopes: [] }));
+  const status = new OpenAPIHono<GatewayEnv>();
+  status.use(surface("open-api"));
+  status.on("GET", "/status", requireToken(accessTokens, { scopes: ["notifications"] }));
+  status.on("POST", "/status", requireToken(accessTokens, { scopes: ["modify_notification"] }));
 
-  app.openapi(
+  send.openapi(
     createRoute({
       method: "put",
-      path: "/v1/notification",
+      path: "/",
       operationId: "sendNotification",
       tags: ["Notifications"],
       summary: "Send a notification through one or more channels",
@@ -55,10 +59,10 @@ export function notificationRoutes(deps: GatewayDeps) {
     },
   );
 
-  app.openapi(
+  status.openapi(
     createRoute({
       method: "get",
-      path: "/notification/status",
+      path: "/status",
       operationId: "getNotificationStatus",
       tags: ["Notifications"],
       summary: "Delivery tasks of up to 100 notifications (repeat `id`, or separate ids with commas)",
@@ -91,10 +95,10 @@ export function notificationRoutes(deps: GatewayDeps) {
     },
   );
 
-  app.openapi(
+  status.openapi(
     createRoute({
       method: "post",
-      path: "/notification/status",
+      path: "/status",
       operationId: "markNotificationStatus",
       tags: ["Notifications"],
       summary: "Mark up to 100 delivery tasks read (by the sending application or the channel's operator)",
@@ -136,5 +140,5 @@ export function notificationRoutes(deps: GatewayDeps) {
       return c.json({ errno: 0, error: SUCCESS, total: entities.length, entities }, 200);
     },
   );
-  return app;
+  return { send, status };
 }

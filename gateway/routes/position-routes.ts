@@ -10,17 +10,12 @@ import {
 } from "../../runtime/store/positions.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
-import { surface } from "../middleware/surface.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
+import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
 import { documentedParameters, pageParameters, parseParameters } from "../workflow/directory-parameters.ts";
 import { requestParameters } from "../workflow/request-parameters.ts";
 import { heldPositionSchema, tripleUserSchema } from "../workflow/triple-schemas.ts";
-import {
-  workflowErrors,
-  workflowOperationId,
-  workflowResponse,
-  workflowResponseSchema,
-} from "../workflow/workflow-envelope.ts";
+import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const domainParameter = { domain: z.string().max(253).optional() };
@@ -52,7 +47,7 @@ const userResponses = {
 };
 
 /** Spec 001 6.x: who holds which position, read and granted by sys tokens. */
-export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const { accessTokens } = deps.oauth;
   const sql = deps.db.sql;
   const app = new OpenAPIHono<GatewayEnv>();
@@ -61,104 +56,99 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
   const tags = ["Workflow: position"];
   const security = [{ bearer: [] }];
   const positionParam = z.object({ position: z.string().min(3).max(5000) });
+  const operationId = (name: string) => workflowOperationId(mode, name);
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: `/user/{id}/positions`,
+      operationId: operationId("getUserPositions"),
+      tags,
+      summary: "6.1 The positions a user (id or account) holds",
+      security,
+      middleware: read,
+      request: { params: z.object({ id: z.string().min(1).max(360) }), query: z.object(domainParameter) },
+      responses: positionResponses,
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, c.req.valid("query").domain);
+      const userId = await userIdByCode(sql, tenantId, code);
+      return c.json(workflowResponse(await positionsOf(sql, tenantId, userId)), 200);
+    },
+  );
 
-  app.use("/apis/*", surface("workflow"));
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const operationId = (name: string) => workflowOperationId(base, name);
-    app.openapi(
-      createRoute({
-        method: "get",
-        path: `${base}/user/{id}/positions`,
-        operationId: operationId("getUserPositions"),
-        tags,
-        summary: "6.1 The positions a user (id or account) holds",
-        security,
-        middleware: read,
-        request: { params: z.object({ id: z.string().min(1).max(360) }), query: z.object(domainParameter) },
-        responses: positionResponses,
-      }),
-      async (c) => {
-        const { id } = c.req.valid("param");
-        const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, c.req.valid("query").domain);
-        const userId = await userIdByCode(sql, tenantId, code);
-        return c.json(workflowResponse(await positionsOf(sql, tenantId, userId)), 200);
-      },
-    );
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: `/position/{position}/users`,
+      operationId: operationId("getPositionUsers"),
+      tags,
+      summary: "6.2 Users holding a position (`dept:post`, `*` for any, comma-separated for several), paged",
+      security,
+      middleware: read,
+      request: { params: positionParam, query: z.object({ ...pageParameters, ...domainParameter }) },
+      responses: userResponses,
+    }),
+    async (c) => {
+      const patterns = parsePositionFilter(c.req.valid("param").position);
+      const { start, limit, domain } = c.req.valid("query");
+      const tenantId = await tenants.resolve(c.get("token"), domain);
+      const { total, users } = await searchUsers(sql, tenantId, { start, limit, positions: patterns });
+      return c.json(workflowResponse(users, total), 200);
+    },
+  );
 
-    app.openapi(
+  app.openapi(
+    pathValidatedRoute(
+      app,
       createRoute({
-        method: "get",
-        path: `${base}/position/{position}/users`,
-        operationId: operationId("getPositionUsers"),
+        method: "put",
+        path: `/position/{position}/users`,
+        operationId: operationId("grantPosition"),
         tags,
         summary:
-          "6.2 Users holding a position (`dept:post`, `*` for any, comma-separated for several), paged",
+          "6.3 Give a user (`code`: account or id) a position, with an optional staff or student `number`",
         security,
-        middleware: read,
-        request: { params: positionParam, query: z.object({ ...pageParameters, ...domainParameter }) },
-        responses: userResponses,
+        middleware: edit,
+        request: {
+          params: positionParam,
+          ...documentedParameters(grantParameters, "GrantPositionParameters"),
+        },
+        responses: changeResponses,
       }),
-      async (c) => {
-        const patterns = parsePositionFilter(c.req.valid("param").position);
-        const { start, limit, domain } = c.req.valid("query");
-        const tenantId = await tenants.resolve(c.get("token"), domain);
-        const { total, users } = await searchUsers(sql, tenantId, { start, limit, positions: patterns });
-        return c.json(workflowResponse(users, total), 200);
-      },
-    );
+    ),
+    async (c) => {
+      const position = parsePosition(c.req.valid("param").position);
+      const { domain, ...grant } = parseParameters(grantParameters, await requestParameters(c));
+      const tenantId = await tenants.resolve(c.get("token"), domain);
+      return c.json(workflowResponse([await grantPosition(sql, tenantId, position, grant)]), 200);
+    },
+  );
 
-    app.openapi(
-      pathValidatedRoute(
-        app,
-        createRoute({
-          method: "put",
-          path: `${base}/position/{position}/users`,
-          operationId: operationId("grantPosition"),
-          tags,
-          summary:
-            "6.3 Give a user (`code`: account or id) a position, with an optional staff or student `number`",
-          security,
-          middleware: edit,
-          request: {
-            params: positionParam,
-            ...documentedParameters(grantParameters, "GrantPositionParameters"),
-          },
-          responses: changeResponses,
-        }),
-      ),
-      async (c) => {
-        const position = parsePosition(c.req.valid("param").position);
-        const { domain, ...grant } = parseParameters(grantParameters, await requestParameters(c));
-        const tenantId = await tenants.resolve(c.get("token"), domain);
-        return c.json(workflowResponse([await grantPosition(sql, tenantId, position, grant)]), 200);
-      },
-    );
-
-    app.openapi(
-      pathValidatedRoute(
-        app,
-        createRoute({
-          method: "delete",
-          path: `${base}/position/{position}/users`,
-          operationId: operationId("revokePosition"),
-          tags,
-          summary: "6.4 Take the matching positions (wildcards allowed) from a user (`code`)",
-          security,
-          middleware: edit,
-          request: {
-            params: positionParam,
-            ...documentedParameters(revokeParameters, "RevokePositionParameters"),
-          },
-          responses: changeResponses,
-        }),
-      ),
-      async (c) => {
-        const patterns = parsePositionFilter(c.req.valid("param").position);
-        const { domain, ...grant } = parseParameters(revokeParameters, await requestParameters(c));
-        const tenantId = await tenants.resolve(c.get("token"), domain);
-        return c.json(workflowResponse(await revokePosition(sql, tenantId, patterns, grant)), 200);
-      },
-    );
-  }
+  app.openapi(
+    pathValidatedRoute(
+      app,
+      createRoute({
+        method: "delete",
+        path: `/position/{position}/users`,
+        operationId: operationId("revokePosition"),
+        tags,
+        summary: "6.4 Take the matching positions (wildcards allowed) from a user (`code`)",
+        security,
+        middleware: edit,
+        request: {
+          params: positionParam,
+          ...documentedParameters(revokeParameters, "RevokePositionParameters"),
+        },
+        responses: changeResponses,
+      }),
+    ),
+    async (c) => {
+      const patterns = parsePositionFilter(c.req.valid("param").position);
+      const { domain, ...grant } = parseParameters(revokeParameters, await requestParameters(c));
+      const tenantId = await tenants.resolve(c.get("token"), domain);
+      return c.json(workflowResponse(await revokePosition(sql, tenantId, patterns, grant)), 200);
+    },
+  );
   return app;
 }

@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { locationListSchema, type SignJob, signJobSchema } from "../../contracts/signature.ts";
+import { firstIssueMessage } from "../../contracts/validation-issue.ts";
 import { createFile, deleteFile } from "../../runtime/store/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { errorResponses } from "../error-responses.ts";
@@ -29,8 +30,7 @@ function locationsField(fields: Map<string, string>, name: string): SignJob["loc
   }
   const parsed = locationListSchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw badRequest(`${name}${issue.path.length > 0 ? `[${issue.path.join("].")}` : ""}: ${issue.message}`);
+    throw badRequest(firstIssueMessage(parsed.error.issues, { under: name, brackets: true }));
   }
   return parsed.data;
 }
@@ -139,8 +139,7 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
         ...(withQr ? { qrContent: fileUrl(config, fileId) } : {}),
       });
       if (!job.success) {
-        const issue = job.error.issues[0]!;
-        throw badRequest(`${issue.path.join(".")}: ${issue.message}`);
+        throw badRequest(firstIssueMessage(job.error.issues));
       }
       const recording = withQr
         ? createFile(deps.db.sql, {

@@ -12,8 +12,8 @@ import {
 } from "../../runtime/store/triples.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
-import { surface } from "../middleware/surface.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
+import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
 import {
   booleanParameter,
   documentedParameters,
@@ -24,12 +24,7 @@ import {
 } from "../workflow/directory-parameters.ts";
 import { requestParameters } from "../workflow/request-parameters.ts";
 import { tripleEntrySchema } from "../workflow/triple-schemas.ts";
-import {
-  workflowErrors,
-  workflowOperationId,
-  workflowResponse,
-  workflowResponseSchema,
-} from "../workflow/workflow-envelope.ts";
+import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const TYPES = ["user", "dept", "post"] as const;
@@ -78,7 +73,7 @@ const responses = { 200: found, ...workflowErrors() };
 const writeResponses = { 200: found, ...workflowErrors(413) };
 
 /** Spec 001 5.x: users, departments and posts of the application's tenant, read and written by sys tokens. */
-export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const { accessTokens } = deps.oauth;
   const sql = deps.db.sql;
   const app = new OpenAPIHono<GatewayEnv>();
@@ -88,163 +83,157 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
   const security = [{ bearer: [] }];
   const typeParam = z.enum(TYPES);
   const idcParam = z.string().min(1).max(360);
+  const operationId = (name: string) => workflowOperationId(mode, name);
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: `/triple/{type}/{idc}`,
+      operationId: operationId("getTriple"),
+      tags,
+      summary: "5.1 A user, department or post by code (`code@domain` or `domain` for a global application)",
+      security,
+      middleware: read,
+      request: {
+        params: z.object({ type: typeParam, idc: idcParam }),
+        query: z.object({ ...domainParameter, verbose: booleanParameter.optional() }),
+      },
+      responses,
+    }),
+    async (c) => {
+      const { type, idc } = c.req.valid("param");
+      const { domain, verbose } = c.req.valid("query");
+      const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
+      const entry = await findTriple(sql, tenantId, type, code);
+      // Workflow definitions name the posts their steps go to; none do on this platform yet.
+      const extra = type === "post" ? { apps: [], ...(verbose ? { nodes: [] } : {}) } : {};
+      return c.json(workflowResponse([{ ...entry, ...extra }]), 200);
+    },
+  );
 
-  app.use("/apis/*", surface("workflow"));
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const operationId = (name: string) => workflowOperationId(base, name);
-    app.openapi(
+  app.openapi(
+    pathValidatedRoute(
+      app,
+      createRoute({
+        method: "put",
+        path: `/triple/{type}`,
+        operationId: operationId("createTriple"),
+        tags,
+        summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
+        description: "`code` and `name` are required; the other parameters apply to the type that has them.",
+        security,
+        middleware: edit,
+        request: {
+          params: z.object({ type: typeParam }),
+          ...documentedParameters(createParameters, "CreateTripleParameters"),
+        },
+        responses: writeResponses,
+      }),
+    ),
+    async (c) => {
+      const { type } = c.req.valid("param");
+      const { domain, ...fields } = parseParameters(createParameters, await requestParameters(c));
+      const tenantId = await tenants.resolve(c.get("token"), domain);
+      return c.json(workflowResponse([await createTriple(sql, tenantId, type, fields)]), 200);
+    },
+  );
+
+  app.openapi(
+    pathValidatedRoute(
+      app,
+      createRoute({
+        method: "post",
+        path: `/triple/{type}/{idc}`,
+        operationId: operationId("modifyTriple"),
+        tags,
+        summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
+        security,
+        middleware: edit,
+        request: {
+          params: z.object({ type: typeParam, idc: idcParam }),
+          ...documentedParameters(modifyParameters, "ModifyTripleParameters"),
+        },
+        responses: writeResponses,
+      }),
+    ),
+    async (c) => {
+      const { type, idc } = c.req.valid("param");
+      const { domain, ...changes } = parseParameters(modifyParameters, await requestParameters(c));
+      const allowed = modifiableFields(type);
+      const refused = Object.keys(changes).find((field) => field !== "source" && !allowed.includes(field));
+      if (refused) {
+        throw localizedError(ErrorCode.InvalidArgument, "notModifiable", {
+          field: refused,
+          type: { term: type },
+        });
+      }
+      const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
+      return c.json(workflowResponse([await modifyTriple(sql, tenantId, type, code, changes)]), 200);
+    },
+  );
+
+  app.openapi(
+    pathValidatedRoute(
+      app,
+      createRoute({
+        method: "delete",
+        path: `/triple/{type}/{id}`,
+        operationId: operationId("removeTriple"),
+        tags,
+        summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
+        security,
+        middleware: edit,
+        request: {
+          params: z.object({ type: typeParam, id: idcParam }),
+          ...documentedParameters(removeParameters, "RemoveTripleParameters"),
+        },
+        responses: writeResponses,
+      }),
+    ),
+    async (c) => {
+      const { type, id } = c.req.valid("param");
+      const { domain, source } = parseParameters(removeParameters, await requestParameters(c));
+      const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, domain);
+      return c.json(workflowResponse([await removeTriple(sql, tenantId, type, code, source)]), 200);
+    },
+  );
+
+  app.openapi(
+    pathValidatedRoute(
+      app,
       createRoute({
         method: "get",
-        path: `${base}/triple/{type}/{idc}`,
-        operationId: operationId("getTriple"),
+        path: `/triple/{list}`,
+        operationId: operationId("listTriples"),
         tags,
-        summary:
-          "5.1 A user, department or post by code (`code@domain` or `domain` for a global application)",
+        summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
+        description: "Departments and posts take `domain` only.",
         security,
         middleware: read,
         request: {
-          params: z.object({ type: typeParam, idc: idcParam }),
-          query: z.object({ ...domainParameter, verbose: booleanParameter.optional() }),
+          params: z.object({ list: z.enum(["users", "depts", "posts"]) }),
+          query: userQueryParameters,
         },
         responses,
       }),
-      async (c) => {
-        const { type, idc } = c.req.valid("param");
-        const { domain, verbose } = c.req.valid("query");
-        const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
-        const entry = await findTriple(sql, tenantId, type, code);
-        // Workflow definitions name the posts their steps go to; none do on this platform yet.
-        const extra = type === "post" ? { apps: [], ...(verbose ? { nodes: [] } : {}) } : {};
-        return c.json(workflowResponse([{ ...entry, ...extra }]), 200);
-      },
-    );
-
-    app.openapi(
-      pathValidatedRoute(
-        app,
-        createRoute({
-          method: "put",
-          path: `${base}/triple/{type}`,
-          operationId: operationId("createTriple"),
-          tags,
-          summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
-          description:
-            "`code` and `name` are required; the other parameters apply to the type that has them.",
-          security,
-          middleware: edit,
-          request: {
-            params: z.object({ type: typeParam }),
-            ...documentedParameters(createParameters, "CreateTripleParameters"),
-          },
-          responses: writeResponses,
-        }),
-      ),
-      async (c) => {
-        const { type } = c.req.valid("param");
-        const { domain, ...fields } = parseParameters(createParameters, await requestParameters(c));
-        const tenantId = await tenants.resolve(c.get("token"), domain);
-        return c.json(workflowResponse([await createTriple(sql, tenantId, type, fields)]), 200);
-      },
-    );
-
-    app.openapi(
-      pathValidatedRoute(
-        app,
-        createRoute({
-          method: "post",
-          path: `${base}/triple/{type}/{idc}`,
-          operationId: operationId("modifyTriple"),
-          tags,
-          summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
-          security,
-          middleware: edit,
-          request: {
-            params: z.object({ type: typeParam, idc: idcParam }),
-            ...documentedParameters(modifyParameters, "ModifyTripleParameters"),
-          },
-          responses: writeResponses,
-        }),
-      ),
-      async (c) => {
-        const { type, idc } = c.req.valid("param");
-        const { domain, ...changes } = parseParameters(modifyParameters, await requestParameters(c));
-        const allowed = modifiableFields(type);
-        const refused = Object.keys(changes).find((field) => field !== "source" && !allowed.includes(field));
-        if (refused) {
-          throw localizedError(ErrorCode.InvalidArgument, "notModifiable", {
-            field: refused,
-            type: { term: type },
-          });
-        }
-        const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
-        return c.json(workflowResponse([await modifyTriple(sql, tenantId, type, code, changes)]), 200);
-      },
-    );
-
-    app.openapi(
-      pathValidatedRoute(
-        app,
-        createRoute({
-          method: "delete",
-          path: `${base}/triple/{type}/{id}`,
-          operationId: operationId("removeTriple"),
-          tags,
-          summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
-          security,
-          middleware: edit,
-          request: {
-            params: z.object({ type: typeParam, id: idcParam }),
-            ...documentedParameters(removeParameters, "RemoveTripleParameters"),
-          },
-          responses: writeResponses,
-        }),
-      ),
-      async (c) => {
-        const { type, id } = c.req.valid("param");
-        const { domain, source } = parseParameters(removeParameters, await requestParameters(c));
-        const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, domain);
-        return c.json(workflowResponse([await removeTriple(sql, tenantId, type, code, source)]), 200);
-      },
-    );
-
-    app.openapi(
-      pathValidatedRoute(
-        app,
-        createRoute({
-          method: "get",
-          path: `${base}/triple/{list}`,
-          operationId: operationId("listTriples"),
-          tags,
-          summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
-          description: "Departments and posts take `domain` only.",
-          security,
-          middleware: read,
-          request: {
-            params: z.object({ list: z.enum(["users", "depts", "posts"]) }),
-            query: userQueryParameters,
-          },
-          responses,
-        }),
-      ),
-      async (c) => {
-        const type: TripleType = LISTS[c.req.valid("param").list];
-        if (type !== "user") {
-          const { domain } = parseParameters(z.object(domainParameter), c.req.query());
-          const entries = await listTriples(sql, await tenants.resolve(c.get("token"), domain), type);
-          return c.json(workflowResponse(entries, entries.length), 200);
-        }
-        const query = parseParameters(userQueryParameters, c.req.query());
-        const tenantId = await tenants.resolve(c.get("token"), query.domain);
-        const { total, users } = await searchUsers(sql, tenantId, {
-          start: query.start,
-          limit: query.limit,
-          accounts: query.accounts,
-          keywords: query.keyword,
-          positions: query.positions ? parsePositionFilter(query.positions) : undefined,
-        });
-        return c.json(workflowResponse(users, total), 200);
-      },
-    );
-  }
+    ),
+    async (c) => {
+      const type: TripleType = LISTS[c.req.valid("param").list];
+      if (type !== "user") {
+        const { domain } = parseParameters(z.object(domainParameter), c.req.query());
+        const entries = await listTriples(sql, await tenants.resolve(c.get("token"), domain), type);
+        return c.json(workflowResponse(entries, entries.length), 200);
+      }
+      const query = parseParameters(userQueryParameters, c.req.query());
+      const tenantId = await tenants.resolve(c.get("token"), query.domain);
+      const { total, users } = await searchUsers(sql, tenantId, {
+        start: query.start,
+        limit: query.limit,
+        accounts: query.accounts,
+        keywords: query.keyword,
+        positions: query.positions ? parsePositionFilter(query.positions) : undefined,
+      });
+      return c.json(workflowResponse(users, total), 200);
+    },
+  );
   return app;
 }

@@ -13,15 +13,10 @@ import { userProfile } from "../../runtime/store/users.ts";
 import { tenantAppIds } from "../../workflow/app-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
-import { surface } from "../middleware/surface.ts";
 import type { AccessClaims } from "../oauth/access-tokens.ts";
+import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
 import { heldPositionSchema } from "../workflow/triple-schemas.ts";
-import {
-  workflowErrors,
-  workflowOperationId,
-  workflowResponse,
-  workflowResponseSchema,
-} from "../workflow/workflow-envelope.ts";
+import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
 
 const enterpriseSchema = z
   .object({
@@ -97,7 +92,7 @@ const valueParam = z.string().min(1).max(256);
  * Spec 001 1.x: the token user's profile, preferences and positions under `/me`, and their sys
  * forms under `/user/{userId}` for any user of the application's tenant.
  */
-export function userRoutes(deps: GatewayDeps) {
+export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
   const { accessTokens } = deps.oauth;
   const sql = deps.db.sql;
   const app = new OpenAPIHono<GatewayEnv>();
@@ -105,117 +100,113 @@ export function userRoutes(deps: GatewayDeps) {
   /** The user a call is about: the token's own, or (sys form) the one named, within the tenant. */
   const subject = (claims: AccessClaims, userId: string | undefined) =>
     userId ? { userId, tenantId: claims.tenantId } : { userId: claims.userId!, tenantId: undefined };
+  const me = "/me";
+  const sys = "/user/{userId}";
+  const tags = ["Workflow: user"];
+  const security = [{ bearer: [] }];
+  const userIdParam = z.object({ userId: z.uuid() });
+  const operationId = (name: string) => workflowOperationId(mode, name);
 
-  app.use("/apis/*", surface("workflow"));
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const me = `${base}/me`;
-    const sys = `${base}/user/{userId}`;
-    const tags = ["Workflow: user"];
-    const security = [{ bearer: [] }];
-    const userIdParam = z.object({ userId: z.uuid() });
-    const operationId = (name: string) => workflowOperationId(base, name);
+  for (const [path, middleware, params] of [
+    [`${me}/profile`, token(["profile"], "user"), undefined],
+    [`${sys}/profile`, token(["sys_profile"], "sys"), userIdParam],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        method: "get",
+        path,
+        operationId: operationId(params ? "getUserProfile" : "getMyProfile"),
+        tags,
+        summary: params ? "1.1 (sys form) A user's profile" : "1.1 The token user's profile",
+        security,
+        middleware,
+        ...(params ? { request: { params } } : {}),
+        responses: profileResponses,
+      }),
+      async (c) => {
+        const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
+        return c.json(workflowResponse([await profileOf(sql, userId, tenantId)]), 200);
+      },
+    );
+  }
 
-    for (const [path, middleware, params] of [
-      [`${me}/profile`, token(["profile"], "user"), undefined],
-      [`${sys}/profile`, token(["sys_profile"], "sys"), userIdParam],
-    ] as const) {
-      app.openapi(
-        createRoute({
-          method: "get",
-          path,
-          operationId: operationId(params ? "getUserProfile" : "getMyProfile"),
-          tags,
-          summary: params ? "1.1 (sys form) A user's profile" : "1.1 The token user's profile",
-          security,
-          middleware,
-          ...(params ? { request: { params } } : {}),
-          responses: profileResponses,
-        }),
-        async (c) => {
-          const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
-          return c.json(workflowResponse([await profileOf(sql, userId, tenantId)]), 200);
-        },
-      );
-    }
-
-    for (const sysForm of [false, true]) {
-      const at = sysForm ? sys : me;
-      const read = sysForm ? token(["sys_profile"], "sys") : token(["profile"], "user");
-      const edit = sysForm ? token(["sys_profile_edit"], "sys") : token(["profile_edit"], "user");
-      const params = sysForm ? userIdParam.extend({ key: keyParam }) : z.object({ key: keyParam });
-      const valueParams = params.extend({ value: valueParam });
-      const label = sysForm ? " (sys form)" : "";
-      const whose = sysForm ? "User" : "My";
-
-      app.openapi(
-        createRoute({
-          method: "get",
-          path: `${at}/preference/{key}`,
-          operationId: operationId(`get${whose}Preference`),
-          tags,
-          summary: `1.3${label} A preference set, with the built-in ones`,
-          security,
-          middleware: read,
-          request: { params },
-          responses: profileResponses,
-        }),
-        async (c) => {
-          const { key } = c.req.valid("param");
-          checkPreferenceKey(key);
-          const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
-          const [profile, preferences, tenantApps] = await Promise.all([
-            profileOf(sql, userId, tenantId),
-            preferencesOf(sql, userId),
-            tenantAppIds(sql, userId),
-          ]);
-          return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
-        },
-      );
-      for (const [method, change, id] of [
-        ["put", "add", "1.4"],
-        ["delete", "remove", "1.5"],
-      ] as const) {
-        app.openapi(
-          createRoute({
-            method,
-            path: `${at}/preference/{key}/{value}`,
-            operationId: operationId(`${change}${whose}Preference`),
-            tags,
-            summary: `${id}${label} ${change === "add" ? "Add a value to" : "Remove a value from"} a preference set`,
-            security,
-            middleware: edit,
-            request: { params: valueParams },
-            responses: profileResponses,
-          }),
-          async (c) => {
-            const { key, value } = c.req.valid("param");
-            const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
-            const profile = await profileOf(sql, userId, tenantId);
-            const preferences = await changePreference(sql, userId, key, value, change);
-            const tenantApps = await tenantAppIds(sql, userId);
-            return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
-          },
-        );
-      }
-    }
+  for (const sysForm of [false, true]) {
+    const at = sysForm ? sys : me;
+    const read = sysForm ? token(["sys_profile"], "sys") : token(["profile"], "user");
+    const edit = sysForm ? token(["sys_profile_edit"], "sys") : token(["profile_edit"], "user");
+    const params = sysForm ? userIdParam.extend({ key: keyParam }) : z.object({ key: keyParam });
+    const valueParams = params.extend({ value: valueParam });
+    const label = sysForm ? " (sys form)" : "";
+    const whose = sysForm ? "User" : "My";
 
     app.openapi(
       createRoute({
         method: "get",
-        path: `${me}/positions`,
-        operationId: operationId("getMyPositions"),
+        path: `${at}/preference/{key}`,
+        operationId: operationId(`get${whose}Preference`),
         tags,
-        summary: "1.6 The positions the token's user holds",
+        summary: `1.3${label} A preference set, with the built-in ones`,
         security,
-        middleware: token(["triple"], "user"),
-        responses: positionResponses,
+        middleware: read,
+        request: { params },
+        responses: profileResponses,
       }),
       async (c) => {
-        const claims = c.get("token");
-        const positions = await positionsOf(sql, claims.tenantId!, claims.userId!);
-        return c.json(workflowResponse(positions), 200);
+        const { key } = c.req.valid("param");
+        checkPreferenceKey(key);
+        const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
+        const [profile, preferences, tenantApps] = await Promise.all([
+          profileOf(sql, userId, tenantId),
+          preferencesOf(sql, userId),
+          tenantAppIds(sql, userId),
+        ]);
+        return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
       },
     );
+    for (const [method, change, id] of [
+      ["put", "add", "1.4"],
+      ["delete", "remove", "1.5"],
+    ] as const) {
+      app.openapi(
+        createRoute({
+          method,
+          path: `${at}/preference/{key}/{value}`,
+          operationId: operationId(`${change}${whose}Preference`),
+          tags,
+          summary: `${id}${label} ${change === "add" ? "Add a value to" : "Remove a value from"} a preference set`,
+          security,
+          middleware: edit,
+          request: { params: valueParams },
+          responses: profileResponses,
+        }),
+        async (c) => {
+          const { key, value } = c.req.valid("param");
+          const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
+          const profile = await profileOf(sql, userId, tenantId);
+          const preferences = await changePreference(sql, userId, key, value, change);
+          const tenantApps = await tenantAppIds(sql, userId);
+          return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
+        },
+      );
+    }
   }
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: `${me}/positions`,
+      operationId: operationId("getMyPositions"),
+      tags,
+      summary: "1.6 The positions the token's user holds",
+      security,
+      middleware: token(["triple"], "user"),
+      responses: positionResponses,
+    }),
+    async (c) => {
+      const claims = c.get("token");
+      const positions = await positionsOf(sql, claims.tenantId!, claims.userId!);
+      return c.json(workflowResponse(positions), 200);
+    },
+  );
   return app;
 }

@@ -11,6 +11,7 @@ import {
   workflowAppByIdOrCode,
 } from "../../workflow/app-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter } from "../workflow/directory-parameters.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
@@ -104,97 +105,95 @@ async function appView(
  * line. Changing an app is for sys tokens: users become administrators of apps through the access
  * grants of 7.x, which this platform does not yet serve.
  */
-export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-      spec: WorkflowOperation<P, Q>,
-      handler: Parameters<typeof workflowOperation<P, Q>>[5],
-    ) => workflowOperation(app, deps, tenants, base, spec, handler);
-    const findApp = async (db: Queryable, caller: WorkflowCaller, idc: string) => {
-      const found = await workflowAppByIdOrCode(db, caller.tenantId, idc);
-      if (!found || (caller.workflowCode && found.code !== caller.workflowCode)) {
-        throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${idc}`);
-      }
-      return found;
-    };
+  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
+    spec: WorkflowOperation<P, Q>,
+    handler: Parameters<typeof workflowOperation<P, Q>>[5],
+  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  const findApp = async (db: Queryable, caller: WorkflowCaller, idc: string) => {
+    const found = await workflowAppByIdOrCode(db, caller.tenantId, idc);
+    if (!found || (caller.workflowCode && found.code !== caller.workflowCode)) {
+      throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${idc}`);
+    }
+    return found;
+  };
 
-    operation(
-      {
-        method: "get",
-        path: "/app/{idc}",
-        operationId: "getApp",
-        summary:
-          "4.1 A workflow app (id or code): its fields, the form of its current version (or `version`), its versions",
-        tag: "administration",
-        scope: "sys_app",
-        kinds: "u/s",
-        params: idcParam,
-        parameters: z.object({
-          version: z.string().max(64).optional(),
-          includeVersions: booleanParameter.optional(),
-        }),
-        entity: appSchema,
-        entityName: "App",
-      },
-      async (_c, caller, { params, parameters }) => {
-        const found = await findApp(sql, caller, params.idc);
-        const view = await appView(sql, deps.config.http.publicUrl, found, caller, {
-          version: parameters.version,
-          includeVersions: parameters.includeVersions ?? false,
-        });
-        return { entities: [view] };
-      },
-    );
+  operation(
+    {
+      method: "get",
+      path: "/app/{idc}",
+      operationId: "getApp",
+      summary:
+        "4.1 A workflow app (id or code): its fields, the form of its current version (or `version`), its versions",
+      tag: "administration",
+      scope: "sys_app",
+      kinds: "u/s",
+      params: idcParam,
+      parameters: z.object({
+        version: z.string().max(64).optional(),
+        includeVersions: booleanParameter.optional(),
+      }),
+      entity: appSchema,
+      entityName: "App",
+    },
+    async (_c, caller, { params, parameters }) => {
+      const found = await findApp(sql, caller, params.idc);
+      const view = await appView(sql, deps.config.http.publicUrl, found, caller, {
+        version: parameters.version,
+        includeVersions: parameters.includeVersions ?? false,
+      });
+      return { entities: [view] };
+    },
+  );
 
-    operation(
-      {
-        method: "post",
-        path: "/app/{idc}",
-        operationId: "changeApp",
-        summary:
-          "4.2 Change a workflow app: take a version `online` or `offline` (for test data with `beta`, always on /apis/v2d), `ready`, `visible`, `recommendation`, `department`, `contact`",
-        tag: "administration",
-        scope: "sys_app_edit",
-        kinds: "u/s",
-        params: idcParam,
-        parameters: z.object({
-          online: z.uuid().optional(),
-          offline: z.uuid().optional(),
-          beta: booleanParameter.optional(),
-          recommendation: z.coerce.number().int().min(0).max(1_000_000).optional(),
-          ready: booleanParameter.optional(),
-          visible: booleanParameter.optional(),
-          department: z.string().max(200).optional(),
-          contact: z.string().max(200).optional(),
-        }),
-        entity: appSchema,
-        entityName: "App",
-      },
-      async (_c, caller, { params, parameters }) => {
-        if (!caller.sys)
-          throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user administers no workflow app");
-        return sql.begin(async (tx) => {
-          const found = await findApp(tx, caller, params.idc);
-          const test = caller.test || (parameters.beta ?? false);
-          for (const [versionId, isOnline] of [
-            [parameters.online, true],
-            [parameters.offline, false],
-          ] as const) {
-            if (versionId && !(await setVersionOnline(tx, found.id, versionId, test, isOnline))) {
-              throw new WorkflowRefusal("VERSION_NOT_FOUND", `no version ${versionId} of ${found.code}`);
-            }
+  operation(
+    {
+      method: "post",
+      path: "/app/{idc}",
+      operationId: "changeApp",
+      summary:
+        "4.2 Change a workflow app: take a version `online` or `offline` (for test data with `beta`, always on /apis/v2d), `ready`, `visible`, `recommendation`, `department`, `contact`",
+      tag: "administration",
+      scope: "sys_app_edit",
+      kinds: "u/s",
+      params: idcParam,
+      parameters: z.object({
+        online: z.uuid().optional(),
+        offline: z.uuid().optional(),
+        beta: booleanParameter.optional(),
+        recommendation: z.coerce.number().int().min(0).max(1_000_000).optional(),
+        ready: booleanParameter.optional(),
+        visible: booleanParameter.optional(),
+        department: z.string().max(200).optional(),
+        contact: z.string().max(200).optional(),
+      }),
+      entity: appSchema,
+      entityName: "App",
+    },
+    async (_c, caller, { params, parameters }) => {
+      if (!caller.sys)
+        throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user administers no workflow app");
+      return sql.begin(async (tx) => {
+        const found = await findApp(tx, caller, params.idc);
+        const test = caller.test || (parameters.beta ?? false);
+        for (const [versionId, isOnline] of [
+          [parameters.online, true],
+          [parameters.offline, false],
+        ] as const) {
+          if (versionId && !(await setVersionOnline(tx, found.id, versionId, test, isOnline))) {
+            throw new WorkflowRefusal("VERSION_NOT_FOUND", `no version ${versionId} of ${found.code}`);
           }
-          const changed = await updateWorkflowAppSettings(tx, found.id, parameters);
-          return {
-            entities: [
-              await appView(tx, deps.config.http.publicUrl, changed, caller, { includeVersions: true }),
-            ],
-          };
-        });
-      },
-    );
-  }
+        }
+        const changed = await updateWorkflowAppSettings(tx, found.id, parameters);
+        return {
+          entities: [
+            await appView(tx, deps.config.http.publicUrl, changed, caller, { includeVersions: true }),
+          ],
+        };
+      });
+    },
+  );
   return app;
 }

@@ -5,6 +5,7 @@ import { processListViews, todoViews } from "../../workflow/inbox-views.ts";
 import { PROCESS_CATEGORIES, type ProcessCategory, processFilters } from "../../workflow/list-filters.ts";
 import { profiles } from "../../workflow/process-views.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
 import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
 import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
@@ -89,115 +90,113 @@ const CATEGORY_SUMMARY: Record<ProcessCategory, string> = {
  * `/user/{userId}` for any user of the application's tenant, by account or id (sys tokens, the
  * scope's `sys_` form). Pages: `limit` default 20, at most 1000; `total` counts every match.
  */
-export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const apiBase = `${deps.config.http.publicUrl}${base}`;
-    const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-      spec: WorkflowOperation<P, Q>,
-      handler: Parameters<typeof workflowOperation<P, Q>>[5],
-    ) => workflowOperation(app, deps, tenants, base, spec, handler);
+  const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
+  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
+    spec: WorkflowOperation<P, Q>,
+    handler: Parameters<typeof workflowOperation<P, Q>>[5],
+  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
 
-    for (const sysForm of [false, true]) {
-      const at = sysForm ? "/user/{userId}" : "/me";
-      const label = sysForm ? " (sys form: a user of the tenant, by account or id)" : "";
-      const whose = sysForm ? "User" : "My";
-      const params = sysForm ? userParam : undefined;
-      /** The user a list is about: the user token's own, or the one the sys form's path names. */
-      const subject = (caller: WorkflowCaller, input: { params: object }) =>
-        sysForm
-          ? namedUser(sql, caller.tenantId, (input.params as { userId: string }).userId)
-          : Promise.resolve(caller.userId!);
-      const scopeOf = (caller: WorkflowCaller, userId: string) => ({
-        tenantId: caller.tenantId,
-        test: caller.test,
-        userId,
-        appCode: caller.workflowCode,
-      });
-
-      operation(
-        {
-          method: "get",
-          path: `${at}/tasks/todo`,
-          operationId: `get${whose}TodoTasks`,
-          summary: `2.3${label} The user's to-do tasks, newest first; \`entrust=true\` adds those entrusted to them; tasks of suspended processes are absent`,
-          tag: "task query",
-          scope: sysForm ? "sys_task" : "task",
-          kinds: sysForm ? "sys" : "user",
-          ...(params ? { params } : {}),
-          parameters: z.object({
-            entrust: optionalBoolean,
-            sep: optionalBoolean,
-            thing: optionalBoolean,
-            ...pageParameters,
-          }),
-          entity: todoTaskSchema,
-          entityName: "Task",
-        },
-        async (_c, caller, input) => {
-          const userId = await subject(caller, input);
-          const { parameters } = input;
-          const [{ total, tasks }, people] = await Promise.all([
-            todoList(sql, scopeOf(caller, userId), {
-              entrust: parameters.entrust ?? false,
-              sep: parameters.sep,
-              thing: parameters.thing,
-              start: parameters.start,
-              limit: parameters.limit,
-            }),
-            profiles(sql, [userId]),
-          ]);
-          return { entities: await todoViews(sql, tasks, apiBase, people.get(userId) ?? null), total };
-        },
-      );
-
-      for (const category of PROCESS_CATEGORIES) {
-        const Category = category[0]!.toUpperCase() + category.slice(1);
-        operation(
-          {
-            method: "get",
-            path: `${at}/processes/${category}`,
-            operationId: `get${whose}${Category}Processes`,
-            summary: `${CATEGORY_SUMMARY[category]}${label}; every filter of spec 001's table, archived ones only with \`archive=true\``,
-            tag: "task query",
-            scope: sysForm ? "sys_process" : "process",
-            kinds: sysForm ? "sys" : "user",
-            ...(params ? { params } : {}),
-            parameters: listParameters,
-            entity: inboxProcessSchema,
-            entityName: "Process",
-          },
-          async (_c, caller, input) => {
-            const filters = processFilters(input.parameters);
-            const userId = await subject(caller, input);
-            const { total, processes } = await processList(sql, scopeOf(caller, userId), category, filters);
-            return { entities: await processListViews(sql, processes, apiBase), total };
-          },
-        );
-      }
-    }
+  for (const sysForm of [false, true]) {
+    const at = sysForm ? "/user/{userId}" : "/me";
+    const label = sysForm ? " (sys form: a user of the tenant, by account or id)" : "";
+    const whose = sysForm ? "User" : "My";
+    const params = sysForm ? userParam : undefined;
+    /** The user a list is about: the user token's own, or the one the sys form's path names. */
+    const subject = (caller: WorkflowCaller, input: { params: object }) =>
+      sysForm
+        ? namedUser(sql, caller.tenantId, (input.params as { userId: string }).userId)
+        : Promise.resolve(caller.userId!);
+    const scopeOf = (caller: WorkflowCaller, userId: string) => ({
+      tenantId: caller.tenantId,
+      test: caller.test,
+      userId,
+      appCode: caller.workflowCode,
+    });
 
     operation(
       {
-        method: "post",
-        path: "/me/processes",
-        operationId: "adjustMyProcesses",
-        summary:
-          "2.12 Bulk adjustment of the user's processes: `action=read` marks every copy to the user read, formal and test data alike; `entities[0]` is how many were unread",
+        method: "get",
+        path: `${at}/tasks/todo`,
+        operationId: `get${whose}TodoTasks`,
+        summary: `2.3${label} The user's to-do tasks, newest first; \`entrust=true\` adds those entrusted to them; tasks of suspended processes are absent`,
         tag: "task query",
-        scope: "process_edit",
-        kinds: "user",
-        parameters: z.object({ action: z.enum(["read"]) }),
-        entity: z.number().int(),
-        entityName: "integer",
+        scope: sysForm ? "sys_task" : "task",
+        kinds: sysForm ? "sys" : "user",
+        ...(params ? { params } : {}),
+        parameters: z.object({
+          entrust: optionalBoolean,
+          sep: optionalBoolean,
+          thing: optionalBoolean,
+          ...pageParameters,
+        }),
+        entity: todoTaskSchema,
+        entityName: "Task",
       },
-      async (_c, caller) => {
-        if (!caller.userId) throw new WorkflowRefusal("USER_NOT_FOUND", "a user token names the user");
-        const read = await readAllCopies(sql, caller.tenantId, caller.userId);
-        return { entities: [read] };
+      async (_c, caller, input) => {
+        const userId = await subject(caller, input);
+        const { parameters } = input;
+        const [{ total, tasks }, people] = await Promise.all([
+          todoList(sql, scopeOf(caller, userId), {
+            entrust: parameters.entrust ?? false,
+            sep: parameters.sep,
+            thing: parameters.thing,
+            start: parameters.start,
+            limit: parameters.limit,
+          }),
+          profiles(sql, [userId]),
+        ]);
+        return { entities: await todoViews(sql, tasks, apiBase, people.get(userId) ?? null), total };
       },
     );
+
+    for (const category of PROCESS_CATEGORIES) {
+      const Category = category[0]!.toUpperCase() + category.slice(1);
+      operation(
+        {
+          method: "get",
+          path: `${at}/processes/${category}`,
+          operationId: `get${whose}${Category}Processes`,
+          summary: `${CATEGORY_SUMMARY[category]}${label}; every filter of spec 001's table, archived ones only with \`archive=true\``,
+          tag: "task query",
+          scope: sysForm ? "sys_process" : "process",
+          kinds: sysForm ? "sys" : "user",
+          ...(params ? { params } : {}),
+          parameters: listParameters,
+          entity: inboxProcessSchema,
+          entityName: "Process",
+        },
+        async (_c, caller, input) => {
+          const filters = processFilters(input.parameters);
+          const userId = await subject(caller, input);
+          const { total, processes } = await processList(sql, scopeOf(caller, userId), category, filters);
+          return { entities: await processListViews(sql, processes, apiBase), total };
+        },
+      );
+    }
   }
+
+  operation(
+    {
+      method: "post",
+      path: "/me/processes",
+      operationId: "adjustMyProcesses",
+      summary:
+        "2.12 Bulk adjustment of the user's processes: `action=read` marks every copy to the user read, formal and test data alike; `entities[0]` is how many were unread",
+      tag: "task query",
+      scope: "process_edit",
+      kinds: "user",
+      parameters: z.object({ action: z.enum(["read"]) }),
+      entity: z.number().int(),
+      entityName: "integer",
+    },
+    async (_c, caller) => {
+      if (!caller.userId) throw new WorkflowRefusal("USER_NOT_FOUND", "a user token names the user");
+      const read = await readAllCopies(sql, caller.tenantId, caller.userId);
+      return { entities: [read] };
+    },
+  );
   return app;
 }

@@ -20,6 +20,7 @@ import { processView, profiles, taskViewOf, type ViewOptions } from "../../workf
 import { parseRange } from "../../workflow/ranges.ts";
 import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, listParameter, pageParameters } from "../workflow/directory-parameters.ts";
 import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
 import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
@@ -72,375 +73,370 @@ function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
  * process (3.3, 4.5), withdraw (4.8), candidates (4.6, 4.7), remind (4.9), activities (4.13). Each
  * change runs in one transaction, so what it did is visible when it answers.
  */
-export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenants) {
+export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const reminderChannels = reminderChannelsOf(deps);
-  for (const base of ["/apis/v2", "/apis/v2d"]) {
-    const apiBase = `${deps.config.http.publicUrl}${base}`;
-    const views = (extra: Partial<ViewOptions> = {}): ViewOptions => ({
-      apiBase,
-      showHidden: false,
-      includeExecutors: false,
-      includeAncestors: false,
-      ...extra,
-    });
-    const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-      spec: WorkflowOperation<P, Q>,
-      handler: Parameters<typeof workflowOperation<P, Q>>[5],
-    ) => workflowOperation(app, deps, tenants, base, spec, handler);
+  const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
+  const views = (extra: Partial<ViewOptions> = {}): ViewOptions => ({
+    apiBase,
+    showHidden: false,
+    includeExecutors: false,
+    includeAncestors: false,
+    ...extra,
+  });
+  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
+    spec: WorkflowOperation<P, Q>,
+    handler: Parameters<typeof workflowOperation<P, Q>>[5],
+  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
 
-    operation(
-      {
-        method: "put",
-        path: "/process",
-        operationId: "startProcess",
-        summary: "3.2 Start a process; its first step enters the owner's to-do at once",
-        tag: "task execution",
-        scope: "start",
-        kinds: "u/s",
-        parameters: z.object({
-          assignTo: z.string().min(1).max(360).optional(),
-          secureURIExpire: z.coerce.number().int().min(1).max(31_536_000).optional(),
-          code: z.string().min(1).max(64).optional(),
-          entrance: z.string().min(1).max(64).optional(),
-          businessId: z.string().max(200).optional(),
-          data: z.union([z.string().max(1_000_000), z.record(z.string(), z.unknown())]).optional(),
-        }),
-        entity: startedSchema,
-        entityName: "StartedProcess",
-      },
-      async (_c, caller, { parameters }) => {
-        const code = caller.workflowCode ?? parameters.code;
-        if (caller.workflowCode && parameters.code && parameters.code !== caller.workflowCode) {
-          throw new WorkflowRefusal(
-            "WORKFLOW_MISMATCH",
-            `the application starts its own workflow ${caller.workflowCode} only`,
-          );
-        }
-        if (!code) throw new WorkflowRefusal("APP_NOT_FOUND", "code: name the workflow to start");
-        if (caller.sys && !caller.userId)
-          throw new WorkflowRefusal("USER_NOT_FOUND", "userId: a sys token names the owner");
-        const data = parseFormData(parameters.data);
-        return sql.begin(async (tx) => {
-          const workflowApp = await startableApp(tx, caller.tenantId, code, caller.test);
-          if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
-          const firstAssignee =
-            caller.sys && parameters.assignTo
-              ? await namedUser(tx, caller.tenantId, parameters.assignTo)
-              : undefined;
-          const started = await startProcess(tx, {
-            tenantId: caller.tenantId,
-            test: caller.test,
-            app: workflowApp,
-            ownerId: caller.userId!,
-            actualUserId: null,
-            firstAssignee,
-            entrance: parameters.entrance,
-            data,
-            businessId: parameters.businessId ?? null,
-          });
-          const task = await taskViewOf(tx, started.process, started.firstTask, started.people, views());
-          return { entities: [started.process.entry, 1, task.uri, task] };
-        });
-      },
-    );
-
-    operation(
-      {
-        method: "post",
-        path: "/task/{id}",
-        operationId: "handleTask",
-        summary: "3.1 Handle a task, once: an action by id or code, a remark, an item, a pickup code",
-        tag: "task execution",
-        scope: "submit",
-        kinds: "u/s",
-        params: idParam,
-        parameters: z.object({
-          actionId: z.coerce.number().int().min(1).max(1_000_000).optional(),
-          actionCode: z.string().min(1).max(64).optional(),
-          remark: z.string().max(4000).optional(),
-          thing: z.string().min(1).max(200).optional(),
-          pickup: z.string().min(1).max(64).optional(),
-        }),
-        entity: taskSchema,
-        entityName: "Task",
-      },
-      async (_c, caller, { params, parameters }) => {
-        if (!/^[0-9a-f-]{36}$/i.test(params.id))
-          throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${params.id}`);
-        return sql.begin(async (tx) => {
-          const { process, task, people } = await handleTask(tx, {
-            tenantId: caller.tenantId,
-            test: caller.test,
-            taskId: params.id,
-            actor: caller.userId ? { user: caller.userId } : { system: true },
-            sys: caller.sys,
-            actionId: parameters.actionId,
-            actionCode: parameters.actionCode,
-            remark: parameters.remark,
-            thing: parameters.thing,
-            pickup: parameters.pickup,
-            appId: await ownAppId(tx, caller),
-          });
-          return { entities: [await taskViewOf(tx, process, task, people, views())] };
-        });
-      },
-    );
-
-    operation(
-      {
-        method: "get",
-        path: "/process/{id}",
-        operationId: "getProcess",
-        summary: "2.8 A process (serial number or id) with its tasks, milestones and activities",
-        tag: "task query",
-        scope: "process",
-        kinds: "u/s",
-        params: idParam,
-        parameters: z.object({
-          visibility: z.enum(["all", "default"]).optional(),
-          entryRef: z.coerce.number().int().min(1).optional(),
-          includeAncestors: booleanParameter.optional(),
-          includeExecutors: booleanParameter.optional(),
-        }),
-        entity: processSchema,
-        entityName: "Process",
-      },
-      async (_c, caller, { params, parameters }) => {
-        const process = await loadProcess(sql, caller, params.id);
-        if (parameters.entryRef !== undefined && !caller.sys && caller.userId) {
-          // A sub-process is visible to whoever took part in the ancestor it names.
-          const ancestor = await processByRef(sql, caller.tenantId, caller.test, {
-            entry: parameters.entryRef,
-          });
-          if (
-            !ancestor ||
-            !(await isAncestor(sql, ancestor.id, process)) ||
-            !(await tookPart(sql, ancestor.id, caller.userId))
-          ) {
-            await requireAccess(sql, caller, process);
-          }
-        } else {
-          await requireAccess(sql, caller, process);
-        }
-        const showHidden = parameters.visibility === "all" && caller.sys;
-        const view = await processView(
-          sql,
-          process,
-          views({
-            showHidden,
-            includeAncestors: parameters.includeAncestors ?? false,
-            includeExecutors: parameters.includeExecutors ?? false,
-          }),
+  operation(
+    {
+      method: "put",
+      path: "/process",
+      operationId: "startProcess",
+      summary: "3.2 Start a process; its first step enters the owner's to-do at once",
+      tag: "task execution",
+      scope: "start",
+      kinds: "u/s",
+      parameters: z.object({
+        assignTo: z.string().min(1).max(360).optional(),
+        secureURIExpire: z.coerce.number().int().min(1).max(31_536_000).optional(),
+        code: z.string().min(1).max(64).optional(),
+        entrance: z.string().min(1).max(64).optional(),
+        businessId: z.string().max(200).optional(),
+        data: z.union([z.string().max(1_000_000), z.record(z.string(), z.unknown())]).optional(),
+      }),
+      entity: startedSchema,
+      entityName: "StartedProcess",
+    },
+    async (_c, caller, { parameters }) => {
+      const code = caller.workflowCode ?? parameters.code;
+      if (caller.workflowCode && parameters.code && parameters.code !== caller.workflowCode) {
+        throw new WorkflowRefusal(
+          "WORKFLOW_MISMATCH",
+          `the application starts its own workflow ${caller.workflowCode} only`,
         );
-        return { entities: [view] };
-      },
-    );
+      }
+      if (!code) throw new WorkflowRefusal("APP_NOT_FOUND", "code: name the workflow to start");
+      if (caller.sys && !caller.userId)
+        throw new WorkflowRefusal("USER_NOT_FOUND", "userId: a sys token names the owner");
+      const data = parseFormData(parameters.data);
+      return sql.begin(async (tx) => {
+        const workflowApp = await startableApp(tx, caller.tenantId, code, caller.test);
+        if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
+        const firstAssignee =
+          caller.sys && parameters.assignTo
+            ? await namedUser(tx, caller.tenantId, parameters.assignTo)
+            : undefined;
+        const started = await startProcess(tx, {
+          tenantId: caller.tenantId,
+          test: caller.test,
+          app: workflowApp,
+          ownerId: caller.userId!,
+          actualUserId: null,
+          firstAssignee,
+          entrance: parameters.entrance,
+          data,
+          businessId: parameters.businessId ?? null,
+        });
+        const task = await taskViewOf(tx, started.process, started.firstTask, started.people, views());
+        return { entities: [started.process.entry, 1, task.uri, task] };
+      });
+    },
+  );
 
-    operation(
-      {
-        method: "post",
-        path: "/process/{id}",
-        operationId: "actOnProcess",
-        summary:
-          "3.3 (user token, process_edit) and 4.5 (sys token, sys_process_edit): rate, submit (4.5 only), kill, suspend, resume, compensate, archive, mark, read, unread, dismiss",
-        tag: "task execution",
-        scope: "process_edit",
-        kinds: "u/s",
-        params: idParam,
-        parameters: z.object({
-          action: z.enum(PROCESS_ACTIONS).default("rate"),
-          rating: z.coerce.number().int().min(0).max(5).optional(),
-          remark: z.string().max(4000).optional(),
-          stepCode: z.string().min(1).max(64).optional(),
-          actionCode: z.string().min(1).max(64).optional(),
-          nextSteps: listParameter(/,/, 20, 64).optional(),
-          nextUsers: usersParameter.optional(),
-          splitPath: z.string().max(100).optional(),
-          thing: z.string().min(1).max(200).optional(),
-          priority: z.enum(["low", "normal", "important", "critical"]).optional(),
-        }),
-        entity: processSchema,
-        entityName: "Process",
-      },
-      async (_c, caller, { params, parameters }) =>
-        sql.begin(async (tx) => {
-          const process = await loadProcess(tx, caller, params.id);
-          await requireAccess(tx, caller, process);
-          // 4.5's `userId` of `*` removes every user's copy on `dismiss`.
-          const everyone = caller.sys && parameters.userId === "*";
-          await actOnProcess(
-            tx,
-            { administrator: caller.sys, userId: everyone ? undefined : caller.userId },
-            process,
-            {
-              ...parameters,
-              everyone,
-            },
-          );
-          const after = await loadProcess(tx, caller, params.id);
-          return { entities: [await processView(tx, after, views())] };
-        }),
-    );
-
-    operation(
-      {
-        method: "delete",
-        path: "/task/{id}",
-        operationId: "withdrawTask",
-        summary: "4.8 Take a handled task back while nothing it led to has been handled",
-        tag: "administration",
-        scope: "task_edit",
-        kinds: "user",
-        params: idParam,
-        entity: taskSchema,
-        entityName: "Task",
-      },
-      async (_c, caller, { params }) =>
-        sql.begin(async (tx) => {
-          const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
-            kind: "withdraw",
-            task: params.id,
-            user: caller.userId!,
-          });
-          return { entities: [await taskViewOf(tx, process, task, people, views())] };
-        }),
-    );
-
-    operation(
-      {
-        method: "get",
-        path: "/task/{id}/candidates",
-        operationId: "getTaskCandidates",
-        summary: "4.6 The users who may handle a task (delegates included)",
-        tag: "administration",
-        scope: "sys_task",
-        kinds: "sys",
-        params: idParam,
-        entity: z.object({ id: z.uuid(), name: z.string(), account: z.string() }).passthrough(),
-        entityName: "Profile",
-      },
-      async (_c, caller, { params }) => {
-        const users = await profiles(
-          sql,
-          await todoUsersOfTask(sql, caller.tenantId, caller.test, params.id),
-        );
-        return { entities: [...users.values()], total: users.size };
-      },
-    );
-
-    operation(
-      {
-        method: "post",
-        path: "/task/{id}/candidates",
-        operationId: "setTaskCandidates",
-        summary: "4.7 Replace who may handle a to-do task (`users`: accounts or ids, comma separated)",
-        tag: "administration",
-        scope: "sys_task_edit",
-        kinds: "sys",
-        params: idParam,
-        parameters: z.object({ users: usersParameter }),
-        entity: taskSchema,
-        entityName: "Task",
-      },
-      async (_c, caller, { params, parameters }) =>
-        sql.begin(async (tx) => {
-          const users = await userIdsByCodes(tx, caller.tenantId, parameters.users);
-          if (users.length !== parameters.users.length)
-            throw new WorkflowRefusal("USER_NOT_FOUND", "users names a user who does not exist");
-          const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
-            kind: "reassign",
-            task: params.id,
-            candidates: users,
-            user: caller.userId ?? null,
-          });
-          return { entities: [await taskViewOf(tx, process, task, people, views())] };
-        }),
-    );
-
-    operation(
-      {
-        method: "put",
-        path: "/task/{id}/notification",
-        operationId: "remindTask",
-        summary:
-          "4.9 Send a supervision reminder to whoever may handle a to-do task (delegates included), on the channel and with the text of the tenant's workflow.reminder setting",
-        tag: "administration",
-        scope: "task_edit",
-        kinds: "sys",
-        params: idParam,
-        entity: reminderSchema,
-        entityName: "Reminder",
-      },
-      async (_c, caller, { params }) => {
-        const sent = await remindTask(sql, deps, reminderChannels, {
+  operation(
+    {
+      method: "post",
+      path: "/task/{id}",
+      operationId: "handleTask",
+      summary: "3.1 Handle a task, once: an action by id or code, a remark, an item, a pickup code",
+      tag: "task execution",
+      scope: "submit",
+      kinds: "u/s",
+      params: idParam,
+      parameters: z.object({
+        actionId: z.coerce.number().int().min(1).max(1_000_000).optional(),
+        actionCode: z.string().min(1).max(64).optional(),
+        remark: z.string().max(4000).optional(),
+        thing: z.string().min(1).max(200).optional(),
+        pickup: z.string().min(1).max(64).optional(),
+      }),
+      entity: taskSchema,
+      entityName: "Task",
+    },
+    async (_c, caller, { params, parameters }) => {
+      if (!/^[0-9a-f-]{36}$/i.test(params.id))
+        throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${params.id}`);
+      return sql.begin(async (tx) => {
+        const { process, task, people } = await handleTask(tx, {
           tenantId: caller.tenantId,
           test: caller.test,
           taskId: params.id,
-          applicationId: caller.token.clientId,
-          operator: caller.userId ?? null,
-          appId: await ownAppId(sql, caller),
+          actor: caller.userId ? { user: caller.userId } : { system: true },
+          sys: caller.sys,
+          actionId: parameters.actionId,
+          actionCode: parameters.actionCode,
+          remark: parameters.remark,
+          thing: parameters.thing,
+          pickup: parameters.pickup,
+          appId: await ownAppId(tx, caller),
         });
-        return { entities: sent, total: sent.length };
-      },
-    );
+        return { entities: [await taskViewOf(tx, process, task, people, views())] };
+      });
+    },
+  );
 
-    operation(
-      {
-        method: "get",
-        path: "/process/{id}/activities",
-        operationId: "getProcessActivities",
-        summary:
-          "4.13 Activity records of a process (serial number, id, or `*` for every process), newest first",
-        tag: "administration",
-        scope: "process",
-        kinds: "u/s",
-        params: idParam,
-        parameters: z.object({
-          keyword: z.string().max(200).optional(),
-          timestamps: z.string().max(50).optional(),
-          app: z.string().max(64).optional(),
-          categories: listParameter(/,/, 5, 20).optional(),
-          levels: listParameter(/,/, 4, 10).optional(),
-          ...pageParameters,
-        }),
-        entity: activitySchema,
-        entityName: "Activity",
-      },
-      async (_c, caller, { params, parameters }) => {
-        let processId: string | undefined;
-        let userId = parameters.userId && caller.sys ? caller.userId : undefined;
-        if (params.id !== "*") {
-          const process = await loadProcess(sql, caller, params.id);
-          await requireAccess(sql, caller, process);
-          processId = process.id;
-        } else if (!caller.sys) {
-          userId = caller.userId;
-        }
-        const range = parameters.timestamps ? parseRange(parameters.timestamps, "timestamps") : undefined;
-        const appId = parameters.app
-          ? (await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app))?.id
-          : await ownAppId(sql, caller);
-        if (parameters.app && !appId)
-          throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
-        const { total, activities } = await queryActivities(sql, {
-          tenantId: caller.tenantId,
-          test: caller.test,
-          processId,
-          userId,
-          keyword: parameters.keyword,
-          from: range?.from,
-          to: range?.to,
-          appId,
-          categories: parameters.categories,
-          levels: parameters.levels,
-          start: parameters.start,
-          limit: parameters.limit,
+  operation(
+    {
+      method: "get",
+      path: "/process/{id}",
+      operationId: "getProcess",
+      summary: "2.8 A process (serial number or id) with its tasks, milestones and activities",
+      tag: "task query",
+      scope: "process",
+      kinds: "u/s",
+      params: idParam,
+      parameters: z.object({
+        visibility: z.enum(["all", "default"]).optional(),
+        entryRef: z.coerce.number().int().min(1).optional(),
+        includeAncestors: booleanParameter.optional(),
+        includeExecutors: booleanParameter.optional(),
+      }),
+      entity: processSchema,
+      entityName: "Process",
+    },
+    async (_c, caller, { params, parameters }) => {
+      const process = await loadProcess(sql, caller, params.id);
+      if (parameters.entryRef !== undefined && !caller.sys && caller.userId) {
+        // A sub-process is visible to whoever took part in the ancestor it names.
+        const ancestor = await processByRef(sql, caller.tenantId, caller.test, {
+          entry: parameters.entryRef,
         });
-        return { entities: activities, total };
-      },
-    );
-  }
+        if (
+          !ancestor ||
+          !(await isAncestor(sql, ancestor.id, process)) ||
+          !(await tookPart(sql, ancestor.id, caller.userId))
+        ) {
+          await requireAccess(sql, caller, process);
+        }
+      } else {
+        await requireAccess(sql, caller, process);
+      }
+      const showHidden = parameters.visibility === "all" && caller.sys;
+      const view = await processView(
+        sql,
+        process,
+        views({
+          showHidden,
+          includeAncestors: parameters.includeAncestors ?? false,
+          includeExecutors: parameters.includeExecutors ?? false,
+        }),
+      );
+      return { entities: [view] };
+    },
+  );
+
+  operation(
+    {
+      method: "post",
+      path: "/process/{id}",
+      operationId: "actOnProcess",
+      summary:
+        "3.3 (user token, process_edit) and 4.5 (sys token, sys_process_edit): rate, submit (4.5 only), kill, suspend, resume, compensate, archive, mark, read, unread, dismiss",
+      tag: "task execution",
+      scope: "process_edit",
+      kinds: "u/s",
+      params: idParam,
+      parameters: z.object({
+        action: z.enum(PROCESS_ACTIONS).default("rate"),
+        rating: z.coerce.number().int().min(0).max(5).optional(),
+        remark: z.string().max(4000).optional(),
+        stepCode: z.string().min(1).max(64).optional(),
+        actionCode: z.string().min(1).max(64).optional(),
+        nextSteps: listParameter(/,/, 20, 64).optional(),
+        nextUsers: usersParameter.optional(),
+        splitPath: z.string().max(100).optional(),
+        thing: z.string().min(1).max(200).optional(),
+        priority: z.enum(["low", "normal", "important", "critical"]).optional(),
+      }),
+      entity: processSchema,
+      entityName: "Process",
+    },
+    async (_c, caller, { params, parameters }) =>
+      sql.begin(async (tx) => {
+        const process = await loadProcess(tx, caller, params.id);
+        await requireAccess(tx, caller, process);
+        // 4.5's `userId` of `*` removes every user's copy on `dismiss`.
+        const everyone = caller.sys && parameters.userId === "*";
+        await actOnProcess(
+          tx,
+          { administrator: caller.sys, userId: everyone ? undefined : caller.userId },
+          process,
+          {
+            ...parameters,
+            everyone,
+          },
+        );
+        const after = await loadProcess(tx, caller, params.id);
+        return { entities: [await processView(tx, after, views())] };
+      }),
+  );
+
+  operation(
+    {
+      method: "delete",
+      path: "/task/{id}",
+      operationId: "withdrawTask",
+      summary: "4.8 Take a handled task back while nothing it led to has been handled",
+      tag: "administration",
+      scope: "task_edit",
+      kinds: "user",
+      params: idParam,
+      entity: taskSchema,
+      entityName: "Task",
+    },
+    async (_c, caller, { params }) =>
+      sql.begin(async (tx) => {
+        const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
+          kind: "withdraw",
+          task: params.id,
+          user: caller.userId!,
+        });
+        return { entities: [await taskViewOf(tx, process, task, people, views())] };
+      }),
+  );
+
+  operation(
+    {
+      method: "get",
+      path: "/task/{id}/candidates",
+      operationId: "getTaskCandidates",
+      summary: "4.6 The users who may handle a task (delegates included)",
+      tag: "administration",
+      scope: "sys_task",
+      kinds: "sys",
+      params: idParam,
+      entity: z.object({ id: z.uuid(), name: z.string(), account: z.string() }).passthrough(),
+      entityName: "Profile",
+    },
+    async (_c, caller, { params }) => {
+      const users = await profiles(sql, await todoUsersOfTask(sql, caller.tenantId, caller.test, params.id));
+      return { entities: [...users.values()], total: users.size };
+    },
+  );
+
+  operation(
+    {
+      method: "post",
+      path: "/task/{id}/candidates",
+      operationId: "setTaskCandidates",
+      summary: "4.7 Replace who may handle a to-do task (`users`: accounts or ids, comma separated)",
+      tag: "administration",
+      scope: "sys_task_edit",
+      kinds: "sys",
+      params: idParam,
+      parameters: z.object({ users: usersParameter }),
+      entity: taskSchema,
+      entityName: "Task",
+    },
+    async (_c, caller, { params, parameters }) =>
+      sql.begin(async (tx) => {
+        const users = await userIdsByCodes(tx, caller.tenantId, parameters.users);
+        if (users.length !== parameters.users.length)
+          throw new WorkflowRefusal("USER_NOT_FOUND", "users names a user who does not exist");
+        const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
+          kind: "reassign",
+          task: params.id,
+          candidates: users,
+          user: caller.userId ?? null,
+        });
+        return { entities: [await taskViewOf(tx, process, task, people, views())] };
+      }),
+  );
+
+  operation(
+    {
+      method: "put",
+      path: "/task/{id}/notification",
+      operationId: "remindTask",
+      summary:
+        "4.9 Send a supervision reminder to whoever may handle a to-do task (delegates included), on the channel and with the text of the tenant's workflow.reminder setting",
+      tag: "administration",
+      scope: "task_edit",
+      kinds: "sys",
+      params: idParam,
+      entity: reminderSchema,
+      entityName: "Reminder",
+    },
+    async (_c, caller, { params }) => {
+      const sent = await remindTask(sql, deps, reminderChannels, {
+        tenantId: caller.tenantId,
+        test: caller.test,
+        taskId: params.id,
+        applicationId: caller.token.clientId,
+        operator: caller.userId ?? null,
+        appId: await ownAppId(sql, caller),
+      });
+      return { entities: sent, total: sent.length };
+    },
+  );
+
+  operation(
+    {
+      method: "get",
+      path: "/process/{id}/activities",
+      operationId: "getProcessActivities",
+      summary:
+        "4.13 Activity records of a process (serial number, id, or `*` for every process), newest first",
+      tag: "administration",
+      scope: "process",
+      kinds: "u/s",
+      params: idParam,
+      parameters: z.object({
+        keyword: z.string().max(200).optional(),
+        timestamps: z.string().max(50).optional(),
+        app: z.string().max(64).optional(),
+        categories: listParameter(/,/, 5, 20).optional(),
+        levels: listParameter(/,/, 4, 10).optional(),
+        ...pageParameters,
+      }),
+      entity: activitySchema,
+      entityName: "Activity",
+    },
+    async (_c, caller, { params, parameters }) => {
+      let processId: string | undefined;
+      let userId = parameters.userId && caller.sys ? caller.userId : undefined;
+      if (params.id !== "*") {
+        const process = await loadProcess(sql, caller, params.id);
+        await requireAccess(sql, caller, process);
+        processId = process.id;
+      } else if (!caller.sys) {
+        userId = caller.userId;
+      }
+      const range = parameters.timestamps ? parseRange(parameters.timestamps, "timestamps") : undefined;
+      const appId = parameters.app
+        ? (await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app))?.id
+        : await ownAppId(sql, caller);
+      if (parameters.app && !appId)
+        throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
+      const { total, activities } = await queryActivities(sql, {
+        tenantId: caller.tenantId,
+        test: caller.test,
+        processId,
+        userId,
+        keyword: parameters.keyword,
+        from: range?.from,
+        to: range?.to,
+        appId,
+        categories: parameters.categories,
+        levels: parameters.levels,
+        start: parameters.start,
+        limit: parameters.limit,
+      });
+      return { entities: activities, total };
+    },
+  );
   return app;
 }

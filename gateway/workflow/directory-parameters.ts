@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
+import { issueField } from "../../contracts/validation-issue.ts";
 import type { RequestParameters } from "./request-parameters.ts";
 
 /** Spec 001 passes every parameter as a string; a JSON body may give booleans as booleans. */
@@ -60,7 +61,7 @@ export function parseParameters<Schema extends z.ZodType>(
   const result = schema.safeParse(parameters);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const field = issue.path.map(String).join(".") || "(parameters)";
+  const field = issueField(issue) || "(parameters)";
   throw localizedError(
     ErrorCode.InvalidArgument,
     "invalidParameter",

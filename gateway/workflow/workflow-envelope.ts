@@ -25,8 +25,3 @@ export function workflowResponseSchema<T extends z.ZodType>(entity: T, name: str
 export function workflowErrors(...more: ErrorStatus[]) {
   return errorResponses("workflow", [400, 401, 403, ...more, 503]);
 }
-
-/** Spec 001's two modes share their syntax: the test data's operation is the formal one's, named so. */
-export function workflowOperationId(base: string, name: string): string {
-  return base.endsWith("/v2d") ? `${name}TestData` : name;
-}

@@ -2,15 +2,11 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
+import { type WorkflowDataMode, workflowOperationId } from "./data-mode.ts";
 import { documentedParameters, parseParameters } from "./directory-parameters.ts";
 import { requestParameters } from "./request-parameters.ts";
 import { type TokenKinds, type WorkflowCaller, workflowCaller, workflowToken } from "./workflow-access.ts";
-import {
-  workflowErrors,
-  workflowOperationId,
-  workflowResponse,
-  workflowResponseSchema,
-} from "./workflow-envelope.ts";
+import { workflowErrors, workflowResponse, workflowResponseSchema } from "./workflow-envelope.ts";
 import type { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** Parameters every workflow operation takes: the tenant of a global application, the user of a sys token. */
@@ -36,7 +32,7 @@ export interface WorkflowOperation<Params extends z.ZodObject, Parameters extend
 }
 
 /**
- * Registers one operation of spec 001's workflow API under `base` (`/apis/v2` or `/apis/v2d`): the
+ * Registers one operation of spec 001's workflow API, for its data `mode` (live or test): the
  * token check with the operation's scope and token kinds, its parameters from the query or the
  * body (reported in the caller's language), the caller resolved, and the whole in /openapi.json.
  */
@@ -44,7 +40,7 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
   app: OpenAPIHono<GatewayEnv>,
   deps: GatewayDeps,
   tenants: WorkflowTenants,
-  base: string,
+  mode: WorkflowDataMode,
   operation: WorkflowOperation<Params, Parameters>,
   handler: (
     c: Context<GatewayEnv>,
@@ -56,11 +52,10 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
   ) => Promise<{ entities: unknown[]; total?: number } | Response>,
 ): void {
   const parameterSchema = (operation.parameters ?? z.object({})).extend(callerParameters);
-  const test = base.endsWith("/v2d");
   const route = createRoute({
     method: operation.method,
-    path: `${base}${operation.path}`,
-    operationId: workflowOperationId(base, operation.operationId),
+    path: operation.path,
+    operationId: workflowOperationId(mode, operation.operationId),
     tags: [`Workflow: ${operation.tag}`],
     summary: operation.summary,
     security: [{ bearer: [] }],
@@ -88,7 +83,7 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
       domain?: string;
       userId?: string;
     };
-    const caller = await workflowCaller(deps, tenants, c.get("token"), test, parameters);
+    const caller = await workflowCaller(deps, tenants, c.get("token"), mode.test, parameters);
     const result = await handler(c, caller, { params, parameters });
     if (result instanceof Response) return result;
     return c.json(workflowResponse(result.entities, result.total ?? 0), 200);

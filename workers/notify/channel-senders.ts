@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
 import type { ChannelPlugin } from "../../contracts/channel-plugin.ts";
 import type { BuiltInPluginName } from "../../contracts/channels.ts";
+import { firstIssueMessage } from "../../contracts/validation-issue.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { GatedSender } from "./gated-sender.ts";
@@ -44,8 +45,8 @@ export async function loadChannelSenders(
     const plugin = await loadPlugin(channel.plugin);
     const config = plugin.configSchema.safeParse(channel.config);
     if (!config.success) {
-      const issue = config.error.issues[0]!;
-      throw new ConfigError(`channel ${channel.name}: config.${issue.path.join(".")}: ${issue.message}`);
+      const problem = firstIssueMessage(config.error.issues, { under: "config" });
+      throw new ConfigError(`channel ${channel.name}: ${problem}`);
     }
     const sender = await plugin.create(config.data, log.child({ channel: channel.name }));
     senders.set(channel.name, new GatedSender(sender, channel.maxInFlight, channel.ratePerSecond));
