@@ -75,7 +75,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
       );
     }
     if (parts.serveHttp) {
-      const oauth = await createOAuthServices(db.sql, config);
+      const oauth = await createOAuthServices(platform);
       http = await listen(createGateway({ ...platform, oauth, draining }), config.http);
       const base = `http://${config.http.host === "0.0.0.0" ? "localhost" : config.http.host}:${http.port}`;
       log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");

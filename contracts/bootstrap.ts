@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { deployableDefinitionSchema } from "./deployable-definition.ts";
 import { bootstrapFeedSchema } from "./feed.ts";
+import { APPLICATION_GRANTS, MAX_ACCESS_TOKEN_TTL_SECONDS } from "./scopes.ts";
 
 /**
  * The supervision reminder of spec 001 4.9: the channel it goes out on (a channel of the
@@ -62,6 +63,19 @@ export const bootstrapApplicationSchema = z
     redirectUris: z.array(z.url().max(2048)).max(20).default([]),
     scopes: z.array(z.string().min(1).max(64)).max(200).default([]),
     implicitAllowed: z.boolean().default(false),
+    /**
+     * The grant types it may use (`refresh_token` included, for refresh tokens to be issued and
+     * used); omitted: every grant its approved scopes allow. Another grant answers `unauthorized_client`.
+     */
+    grants: z
+      .array(z.enum(APPLICATION_GRANTS))
+      .max(APPLICATION_GRANTS.length)
+      .refine((grants) => new Set(grants).size === grants.length, "each grant once")
+      .optional(),
+    /** Its access tokens' lifetime in seconds; omitted: ACCESS_TOKEN_TTL_SECONDS. */
+    accessTokenTtlSeconds: z.number().int().min(1).max(MAX_ACCESS_TOKEN_TTL_SECONDS).optional(),
+    /** A disabled application gets no tokens and its tokens stop working; omitted: left as it is. */
+    disabled: z.boolean().optional(),
   })
   .strict()
   .refine((app) => app.secret === undefined || app.secretEnv === undefined, {
@@ -88,6 +102,8 @@ export const bootstrapUserSchema = z
     /** Omitted: a new account cannot log in with a password; an existing one keeps the one it has. */
     password: z.string().min(8).max(1024).optional(),
     mailEnabled: z.boolean().default(false),
+    /** A disabled account cannot sign in and its tokens stop working; omitted: left as it is. */
+    disabled: z.boolean().optional(),
   })
   .strict();
 

@@ -9,6 +9,13 @@ export const Grant = {
 
 export type Grant = (typeof Grant)[keyof typeof Grant];
 
+/** What an application's `grants` may list: the grants, and `refresh_token` for refresh tokens. */
+export const APPLICATION_GRANTS = [...Object.values(Grant), "refresh_token"] as const;
+export type ApplicationGrant = (typeof APPLICATION_GRANTS)[number];
+
+/** No access token lives longer than a day, whatever its application's setting. */
+export const MAX_ACCESS_TOKEN_TTL_SECONDS = 86_400;
+
 /** A user token acts for a user; a sys token (client credentials) for the application alone. */
 export type TokenKind = "user" | "sys";
 

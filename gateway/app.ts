@@ -9,6 +9,7 @@ import { requireOperatorToken } from "./middleware/require-operator-token.ts";
 import { requireStorableText } from "./middleware/storable-text.ts";
 import { surface } from "./middleware/surface.ts";
 import { PrefixRouter } from "./prefix-router.ts";
+import { accessAdminRoutes } from "./routes/access-admin-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
@@ -120,6 +121,7 @@ export function createGateway(deps: GatewayDeps) {
     const admin = new OpenAPIHono<GatewayEnv>();
     admin.use(requireOperatorToken(deps.config.adminToken, "admin"));
     admin.route("/", adminRoutes(deps, seals));
+    admin.route("/", accessAdminRoutes(deps));
     admin.route("/feeds", feedAdminRoutes(deps));
     admin.route("/workflows", workflowAdminRoutes(deps));
     app.route("/admin", admin);

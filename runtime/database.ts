@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import type { Config } from "./config.ts";
+import { type ControlChanges, inProcessControlChanges, postgresControlChanges } from "./control-changes.ts";
 import type { EmbeddedPostgres } from "./embedded-postgres.ts";
 import type { Logger } from "./logger.ts";
 
@@ -10,6 +11,8 @@ export type Queryable = Sql | postgres.TransactionSql;
 export interface Database {
   sql: Sql;
   kind: "postgres" | "embedded";
+  /** Change events every process of the platform hears. */
+  changes: ControlChanges;
   isReachable(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -74,7 +77,7 @@ export async function openDatabase(
   };
   if (config.database.url) {
     const sql = postgres(config.database.url, { ...common, max: config.database.poolSize });
-    return wrap(sql, "postgres", async () => {});
+    return wrap(sql, "postgres", async () => {}, postgresControlChanges(sql, log));
   }
   const server = await (embedded ?? startEmbedded(config.dataDir));
   log.info({ dataDir: config.dataDir }, "embedded database started");
@@ -86,7 +89,7 @@ export async function openDatabase(
     database: "postgres",
     max: 1,
   });
-  return wrap(sql, "embedded", server.stop);
+  return wrap(sql, "embedded", server.stop, inProcessControlChanges());
 }
 
 /** Loaded only where it runs: processes given DATABASE_URL never need it. */
@@ -95,10 +98,16 @@ async function startEmbedded(dataDir: string): Promise<EmbeddedPostgres> {
   return startEmbeddedPostgres(dataDir);
 }
 
-function wrap(sql: Sql, kind: Database["kind"], stopServer: () => Promise<void>): Database {
+function wrap(
+  sql: Sql,
+  kind: Database["kind"],
+  stopServer: () => Promise<void>,
+  changes: ControlChanges,
+): Database {
   return {
     sql,
     kind,
+    changes,
     async isReachable() {
       try {
         await sql`select 1`;

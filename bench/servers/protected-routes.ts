@@ -11,7 +11,7 @@ import { openPlatform } from "../../runtime/platform.ts";
 // parent a valid token once it listens.
 const config = loadConfig();
 const platform = await openPlatform(config, "bench", { applyBootstrap: false });
-const { accessTokens } = await createOAuthServices(platform.db.sql, config);
+const { accessTokens } = await createOAuthServices(platform);
 const handler = (c: { json: (body: unknown) => Response }) => c.json({ status: "ok" });
 const app = new Hono<GatewayEnv>()
   .use(requestLog(platform.log))

@@ -14,6 +14,7 @@ import { generateKeyPair } from "jose/key/generate/keypair";
 import { importJWK } from "jose/key/import";
 import type { Grant, TokenKind } from "../../contracts/scopes.ts";
 import type { Queryable, Sql } from "../../runtime/database.ts";
+import { longestAccessTokenTtl } from "../../runtime/store/applications.ts";
 import {
   hasCurrentSigningKey,
   insertSigningKey,
@@ -21,6 +22,8 @@ import {
   readSigningKeys,
   retireSigningKeys,
 } from "../../runtime/store/signing-keys.ts";
+
+import type { TokenDenylist } from "./token-denylist.ts";
 
 /** Verified tokens remembered, so a busy client's requests skip the signature check. */
 const VERIFIED_CACHE_SIZE = 10_000;
@@ -64,10 +67,14 @@ export class AccessTokens {
     private readonly sql: Sql,
     private readonly issuer: string,
     private readonly ttlSeconds: number,
+    private readonly denylist: TokenDenylist,
   ) {}
 
-  static async load(sql: Sql, options: { issuer: string; ttlSeconds: number }): Promise<AccessTokens> {
-    const tokens = new AccessTokens(sql, options.issuer, options.ttlSeconds);
+  static async load(
+    sql: Sql,
+    options: { issuer: string; ttlSeconds: number; denylist: TokenDenylist },
+  ): Promise<AccessTokens> {
+    const tokens = new AccessTokens(sql, options.issuer, options.ttlSeconds, options.denylist);
     await tokens.ensureKey();
     await tokens.reloadKeys();
     // Every process picks up a key rotated elsewhere within a minute; until then tokens it signs
@@ -76,8 +83,9 @@ export class AccessTokens {
     return tokens;
   }
 
-  get lifetimeSeconds(): number {
-    return this.ttlSeconds;
+  /** How long a token of `application` lives: its own setting, or the platform's. */
+  lifetimeFor(application: { accessTokenTtlSeconds: number | null }): number {
+    return application.accessTokenTtlSeconds ?? this.ttlSeconds;
   }
 
   /**
@@ -85,7 +93,10 @@ export class AccessTokens {
    * WebCrypto's Ed25519 (through jose) takes three times as long per token. Verification stays with
    * jose, which checks every claim.
    */
-  async issue(claims: Omit<AccessClaims, "jti" | "issuedAt" | "expiresAt">): Promise<string> {
+  async issue(
+    claims: Omit<AccessClaims, "jti" | "issuedAt" | "expiresAt">,
+    ttlSeconds = this.ttlSeconds,
+  ): Promise<string> {
     const key = this.current;
     const now = Math.floor(Date.now() / 1000);
     const payload = {
@@ -98,14 +109,20 @@ export class AccessTokens {
       ...(claims.tenantId ? { tid: claims.tenantId } : {}),
       jti: randomUUID(),
       iat: now,
-      exp: now + this.ttlSeconds,
+      exp: now + ttlSeconds,
     };
     const input = `${key.encodedHeader}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
     return `${input}.${sign(null, Buffer.from(input), key.signingKey).toString("base64url")}`;
   }
 
-  /** The token's claims, or undefined when it is malformed, forged or expired. */
+  /** The token's claims, or undefined when it is malformed, forged, expired, revoked or its holder disabled. */
   async verify(token: string): Promise<AccessClaims | undefined> {
+    const claims = await this.signedClaims(token);
+    return claims && !this.denylist.refuses(claims) ? claims : undefined;
+  }
+
+  /** The claims of a token this platform signed that has not expired, refused or not (for revoking it). */
+  async signedClaims(token: string): Promise<AccessClaims | undefined> {
     const cached = this.verified.get(token);
     if (cached) {
       if (cached.expiresAt * 1000 > Date.now()) return cached;
@@ -171,7 +188,7 @@ export class AccessTokens {
   private async reloadKeys(): Promise<void> {
     this.lastReload = Date.now();
     // Retired keys verify until the longest-lived token they signed has expired.
-    const rows = await readSigningKeys(this.sql, this.ttlSeconds);
+    const rows = await readSigningKeys(this.sql, await longestAccessTokenTtl(this.sql, this.ttlSeconds));
     const keys = new Map<string, SigningKey>();
     for (const row of rows) {
       const key: SigningKey = {

@@ -1,5 +1,11 @@
 import { createHash, randomUUID } from "node:crypto";
-import { Grant, parseScopeParameter, scopeNamed, tokenKindOf } from "../../contracts/scopes.ts";
+import {
+  type ApplicationGrant,
+  Grant,
+  parseScopeParameter,
+  scopeNamed,
+  tokenKindOf,
+} from "../../contracts/scopes.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { Sql } from "../../runtime/database.ts";
 import { hashSecret, newSecret, sameText, secretMatches } from "../../runtime/secrets.ts";
@@ -9,8 +15,8 @@ import {
   setAuthorizationCodeFamily,
   useAuthorizationCode,
 } from "../../runtime/store/authorization-codes.ts";
-import { someTenantIds, tenantByDomain } from "../../runtime/store/tenants.ts";
-import { authenticateUser, type User, userById } from "../../runtime/store/users.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { authenticateUser, tenantsWithAccount, type User, userById } from "../../runtime/store/users.ts";
 import type { AccessTokens } from "./access-tokens.ts";
 import type { ApplicationCache } from "./application-cache.ts";
 import type { LoginLimiter } from "./login-limiter.ts";
@@ -59,6 +65,16 @@ export function grantableScopes(app: Application, grant: Grant, requested: strin
   return parsed.names;
 }
 
+/** Whether the application may use `grant`: those its `grants` list, or any when it lists none. */
+export function allowsGrant(app: Application, grant: ApplicationGrant): boolean {
+  return app.grants === null || app.grants.includes(grant);
+}
+
+function requireGrant(app: Application, grant: ApplicationGrant): void {
+  if (!allowsGrant(app, grant))
+    throw oauthError("unauthorized_client", `this application may not use the ${grant} grant`);
+}
+
 export class AuthorizationServer {
   constructor(private readonly deps: AuthorizationServerDeps) {}
 
@@ -80,10 +96,11 @@ export class AuthorizationServer {
   }
 
   async clientCredentials(app: Application, scope: string | undefined): Promise<TokenResponse> {
+    requireGrant(app, Grant.ClientCredentials);
     if (app.secretHash === null)
       throw oauthError("unauthorized_client", "public clients cannot use client_credentials");
     const scopes = grantableScopes(app, Grant.ClientCredentials, scope);
-    const accessToken = await this.deps.accessTokens.issue({
+    return this.accessTokenResponse(app, {
       clientId: app.id,
       userId: undefined,
       tenantId: app.tenantId ?? undefined,
@@ -91,17 +108,13 @@ export class AuthorizationServer {
       kind: "sys",
       scopes,
     });
-    return {
-      access_token: accessToken,
-      token_type: "bearer",
-      expires_in: this.deps.accessTokens.lifetimeSeconds,
-    };
   }
 
   async password(
     app: Application,
     params: { username?: string; password?: string; scope?: string },
   ): Promise<TokenResponse> {
+    requireGrant(app, Grant.Password);
     if (!params.username || !params.password)
       throw oauthError("invalid_request", "username and password are required");
     if (app.secretHash === null)
@@ -116,10 +129,12 @@ export class AuthorizationServer {
     app: Application,
     params: { refresh_token?: string; scope?: string },
   ): Promise<TokenResponse> {
+    requireGrant(app, "refresh_token");
     if (!params.refresh_token) throw oauthError("invalid_request", "refresh_token is required");
     const rotation = await this.deps.refreshTokens.rotate(params.refresh_token, app.id);
     if (!rotation.ok) throw oauthError("invalid_grant", rotation.reason);
     const { grant } = rotation;
+    if (grant.userId) await this.userOrFail(grant.userId);
     // A token keeps no more than the application is approved for now.
     let scopes = grant.scopes.filter((name) => app.scopes.includes(name));
     if (params.scope !== undefined && params.scope.trim() !== "") {
@@ -129,7 +144,7 @@ export class AuthorizationServer {
       if (extra.length > 0) throw oauthError("invalid_scope", `scope ${extra.join(", ")} was not granted`);
       scopes = parsed.names;
     }
-    const accessToken = await this.deps.accessTokens.issue({
+    const response = await this.accessTokenResponse(app, {
       clientId: app.id,
       userId: grant.userId ?? undefined,
       tenantId: grant.tenantId ?? undefined,
@@ -137,19 +152,15 @@ export class AuthorizationServer {
       kind: tokenKindOf(grant.grantType),
       scopes,
     });
-    const refreshToken = await this.deps.refreshTokens.issue({ ...grant, scopes });
-    return {
-      access_token: accessToken,
-      token_type: "bearer",
-      expires_in: this.deps.accessTokens.lifetimeSeconds,
-      refresh_token: refreshToken,
-    };
+    response.refresh_token = await this.deps.refreshTokens.issue({ ...grant, scopes });
+    return response;
   }
 
   async authorizationCode(
     app: Application,
     params: { code?: string; redirect_uri?: string; code_verifier?: string },
   ): Promise<TokenResponse> {
+    requireGrant(app, Grant.AuthorizationCode);
     if (!params.code) throw oauthError("invalid_request", "code is required");
     const { sql } = this.deps;
     const hash = hashSecret(params.code);
@@ -176,6 +187,15 @@ export class AuthorizationServer {
     return this.userTokens(app, user, Grant.AuthorizationCode, code.scopes, familyId);
   }
 
+  private async accessTokenResponse(
+    app: Application,
+    claims: Parameters<AccessTokens["issue"]>[0],
+  ): Promise<TokenResponse> {
+    const lifetime = this.deps.accessTokens.lifetimeFor(app);
+    const accessToken = await this.deps.accessTokens.issue(claims, lifetime);
+    return { access_token: accessToken, token_type: "bearer", expires_in: lifetime };
+  }
+
   /** Access (and refresh) tokens for a user, bound to the application's tenant or the user's. */
   async userTokens(
     app: Application,
@@ -184,7 +204,7 @@ export class AuthorizationServer {
     scopes: string[],
     familyId?: string,
   ): Promise<TokenResponse> {
-    const accessToken = await this.deps.accessTokens.issue({
+    const response = await this.accessTokenResponse(app, {
       clientId: app.id,
       userId: user.id,
       tenantId: user.tenantId,
@@ -192,12 +212,7 @@ export class AuthorizationServer {
       kind: "user",
       scopes,
     });
-    const response: TokenResponse = {
-      access_token: accessToken,
-      token_type: "bearer",
-      expires_in: this.deps.accessTokens.lifetimeSeconds,
-    };
-    if (grant !== Grant.Implicit) {
+    if (grant !== Grant.Implicit && allowsGrant(app, "refresh_token")) {
       response.refresh_token = await this.deps.refreshTokens.issue({
         ...(familyId ? { familyId } : {}),
         applicationId: app.id,
@@ -259,6 +274,11 @@ export class AuthorizationServer {
   }
 }
 
+/**
+ * The tenant and account a username names: the application's tenant's; for a global application
+ * `account@domain`, or a bare account that exactly one tenant has (one that several have must be
+ * given with its domain).
+ */
 async function resolveAccount(
   sql: Sql,
   app: Application,
@@ -270,6 +290,11 @@ async function resolveAccount(
     const tenant = await tenantByDomain(sql, username.slice(at + 1));
     if (tenant) return { tenantId: tenant.id, account: username.slice(0, at) };
   }
-  const tenants = await someTenantIds(sql, 2);
+  const tenants = await tenantsWithAccount(sql, username, 2);
+  if (tenants.length > 1)
+    throw oauthError(
+      "invalid_grant",
+      `several tenants have the account ${username}: sign in as ${username}@<the tenant's domain>`,
+    );
   return tenants.length === 1 ? { tenantId: tenants[0]!, account: username } : undefined;
 }

@@ -1,10 +1,12 @@
 import type { Config } from "../../runtime/config.ts";
-import type { Sql } from "../../runtime/database.ts";
+import type { Database } from "../../runtime/database.ts";
+import type { Logger } from "../../runtime/logger.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { ApplicationCache } from "./application-cache.ts";
 import { AuthorizationServer } from "./authorization-server.ts";
 import { LoginLimiter } from "./login-limiter.ts";
 import { RefreshTokens } from "./refresh-tokens.ts";
+import { TokenDenylist } from "./token-denylist.ts";
 
 /** The authorization server's parts, built once at start. */
 export interface OAuthServices {
@@ -14,14 +16,28 @@ export interface OAuthServices {
   server: AuthorizationServer;
 }
 
-export async function createOAuthServices(sql: Sql, config: Config): Promise<OAuthServices> {
+export async function createOAuthServices(platform: {
+  db: Database;
+  config: Config;
+  log: Logger;
+}): Promise<OAuthServices> {
+  const { db, config, log } = platform;
+  const { sql, changes } = db;
+  const denylist = await TokenDenylist.load(sql, changes, log);
   const accessTokens = await AccessTokens.load(sql, {
     issuer: config.oauth.issuer,
     ttlSeconds: config.oauth.accessTokenTtlSeconds,
+    denylist,
   });
   const refreshTokens = new RefreshTokens(sql, config.oauth.refreshTokenTtlSeconds);
   const loginLimiter = new LoginLimiter(sql, config.oauth.loginMaxFailures, config.oauth.loginLockoutSeconds);
   const applications = new ApplicationCache(sql);
+  await changes.subscribe({
+    change: (change) => {
+      if (change.kind === "application" || change.kind === "configuration") applications.clear();
+    },
+    resync: () => applications.clear(),
+  });
   const server = new AuthorizationServer({
     sql,
     applications,

@@ -41,8 +41,8 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
       try {
         const bootstrap = resolveSecretVariables(c.req.valid("json"), "bootstrap");
         await applyBootstrap(deps.db.sql, bootstrap, deps.log, "all", workflowBootstrapEntries);
-        deps.oauth.applications.clear();
         seals.clear();
+        await deps.db.changes.announce({ kind: "configuration" });
       } catch (error) {
         if (error instanceof ConfigError) throw new PlatformError(ErrorCode.InvalidArgument, error.message);
         throw error;
@@ -69,7 +69,7 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
       const { id } = c.req.valid("param");
       const secret = await rotateApplicationSecret(deps.db.sql, id);
       if (!secret) throw new PlatformError(ErrorCode.NotFound, `no application ${id}`);
-      deps.oauth.applications.clear();
+      await deps.db.changes.announce({ kind: "application", id });
       c.header("Cache-Control", "no-store");
       return c.json({ id, secret }, 200);
     },

@@ -15,7 +15,7 @@ import {
 import { userById } from "../../runtime/store/users.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { grantableScopes } from "../oauth/authorization-server.ts";
+import { allowsGrant, grantableScopes } from "../oauth/authorization-server.ts";
 import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
 
 const REQUEST_COOKIE = "op_authz";
@@ -205,6 +205,16 @@ export function authorizeRoutes(deps: GatewayDeps) {
       );
     }
     const grant = responseType === "token" ? Grant.Implicit : Grant.AuthorizationCode;
+    if (!allowsGrant(application, grant)) {
+      return redirectWith(
+        c,
+        { ...base, responseType },
+        {
+          error: "unauthorized_client",
+          error_description: `this application may not use the ${grant} grant`,
+        },
+      );
+    }
     let scopes: string[];
     try {
       scopes = grantableScopes(application, grant, q.scope);

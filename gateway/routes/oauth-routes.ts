@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Grant, SCOPES } from "../../contracts/scopes.ts";
+import { revokeAccessToken } from "../../runtime/access-control.ts";
 import { userById } from "../../runtime/store/users.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -116,7 +117,8 @@ const revokeRoute = createRoute({
   path: "/revoke",
   operationId: "revokeToken",
   tags: ["OAuth2"],
-  summary: "Token revocation (RFC 7009): a refresh token and every token rotated from the same grant",
+  summary:
+    "Token revocation (RFC 7009): an access token, refused by every gateway within seconds; or a refresh token and every token rotated from the same grant",
   description:
     "Client credentials by HTTP Basic or in the form; a public client (no secret) names itself with client_id.",
   security: clientAuthentication,
@@ -282,8 +284,16 @@ export function oauthRoutes(deps: GatewayDeps) {
   app.openapi(revokeRoute, async (c) => {
     const form = c.req.valid("form");
     const client = await server.authenticateClient(clientCredentials(c, form), true);
-    // Access tokens are self-contained and expire on their own; a refresh token's family is revoked.
-    if (form.token) await refreshTokens.revoke(form.token, client.id);
+    // An access token is refused by every gateway until it expires; a refresh token's family is
+    // revoked. Another client's token, or no token at all, is answered the same, changing nothing.
+    const token = form.token ?? "";
+    // Access tokens are JWTs and refresh tokens opaque: the hint is not needed to tell them apart.
+    const access = token ? await accessTokens.signedClaims(token) : undefined;
+    if (access) {
+      if (access.clientId === client.id) await revokeAccessToken(deps.db, access);
+    } else if (token) {
+      await refreshTokens.revoke(token, client.id);
+    }
     noStore(c);
     return c.body(null, 200);
   });

@@ -37,9 +37,3 @@ export async function tenantByDomain(sql: Queryable, domain: string): Promise<Te
   const [row] = await sql<Tenant[]>`select id, domain, name from tenants where domain = ${domain}`;
   return row;
 }
-
-/** The ids of at most `limit` tenants, in no order. */
-export async function someTenantIds(sql: Queryable, limit: number): Promise<string[]> {
-  const rows = await sql<{ id: string }[]>`select id from tenants limit ${limit}`;
-  return rows.map((row) => row.id);
-}

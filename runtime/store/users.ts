@@ -34,17 +34,20 @@ export async function upsertUser(sql: Queryable, user: BootstrapUser): Promise<v
       : keepHash
         ? existing!.passwordHash
         : await hashPassword(user.password);
+  // An entry without `disabled` leaves an operator's (or the feed's) disabling alone.
+  const disabled = user.disabled ?? null;
   await sql`
-    insert into users (tenant_id, account, name, email, phone, password_hash, mail_enabled)
+    insert into users (tenant_id, account, name, email, phone, password_hash, mail_enabled, disabled)
     values (${tenant.id}, ${user.account}, ${user.name}, ${user.email ?? null}, ${user.phone ?? null},
-            ${passwordHash}, ${user.mailEnabled})
+            ${passwordHash}, ${user.mailEnabled}, coalesce(${disabled}::boolean, false))
     on conflict (tenant_id, account) do update set
       name = excluded.name, email = excluded.email, phone = excluded.phone,
       password_hash = coalesce(excluded.password_hash, users.password_hash), mail_enabled = excluded.mail_enabled,
-      updated_at = now()
-    where (users.name, users.email, users.phone, users.password_hash, users.mail_enabled)
+      disabled = coalesce(${disabled}::boolean, users.disabled), updated_at = now()
+    where (users.name, users.email, users.phone, users.password_hash, users.mail_enabled, users.disabled)
       is distinct from (excluded.name, excluded.email, excluded.phone,
-                        coalesce(excluded.password_hash, users.password_hash), excluded.mail_enabled)`;
+                        coalesce(excluded.password_hash, users.password_hash), excluded.mail_enabled,
+                        coalesce(${disabled}::boolean, users.disabled))`;
 }
 
 const USER_COLUMNS = `id, tenant_id as "tenantId", account, name, email, phone,
@@ -75,6 +78,37 @@ export async function authenticateUser(
   if (!user || !matches || user.disabled) return undefined;
   const { passwordHash: _hidden, ...rest } = user;
   return rest;
+}
+
+/** Disables or enables the account `account` of the tenant `domain`; its id, or undefined when there is none. */
+export async function setUserDisabled(
+  sql: Queryable,
+  domain: string,
+  account: string,
+  disabled: boolean,
+): Promise<string | undefined> {
+  const [row] = await sql<{ id: string }[]>`
+    update users set disabled = ${disabled}, updated_at = now()
+    where account = ${account} and tenant_id = (select id from tenants where domain = ${domain})
+    returning id`;
+  return row?.id;
+}
+
+/**
+ * The accounts disabled within the last `withinSeconds`: those whose tokens may not have expired.
+ * An account disabled earlier holds none, as tokens are refused to it.
+ */
+export async function recentlyDisabledUserIds(sql: Queryable, withinSeconds: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select id from users where disabled and updated_at > now() - make_interval(secs => ${withinSeconds})`;
+  return rows.map((row) => row.id);
+}
+
+/** The ids of at most `limit` tenants that have the account `account`. */
+export async function tenantsWithAccount(sql: Queryable, account: string, limit: number): Promise<string[]> {
+  const rows = await sql<{ tenantId: string }[]>`
+    select tenant_id as "tenantId" from users where account = ${account} limit ${limit}`;
+  return rows.map((row) => row.tenantId);
 }
 
 export async function userById(sql: Queryable, id: string): Promise<User | undefined> {

@@ -7,7 +7,7 @@ import { asPlatformError, errorResponse } from "../../gateway/error-envelope.ts"
 import type { GatewayEnv } from "../../gateway/gateway-env.ts";
 import { requireToken } from "../../gateway/middleware/require-token.ts";
 import { surface } from "../../gateway/middleware/surface.ts";
-import { AccessTokens } from "../../gateway/oauth/access-tokens.ts";
+import { createOAuthServices } from "../../gateway/oauth/oauth-services.ts";
 import { AuthorizationPages } from "../support/authorization-pages.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
@@ -460,10 +460,7 @@ for (const mode of await testModes()) {
 
       it("gives spec 000's exact 401 body on an open-API route for an expired token", async () => {
         const sql = platform.running.platform.db.sql;
-        const accessTokens = await AccessTokens.load(sql, {
-          issuer: platform.running.platform.config.oauth.issuer,
-          ttlSeconds: 3600,
-        });
+        const { accessTokens } = await createOAuthServices(platform.running.platform);
         const app = new Hono<GatewayEnv>();
         app.onError((error, c) => errorResponse(c, asPlatformError(error)));
         app.use(surface("open-api"));

@@ -208,7 +208,7 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       channel,
       async registeredRoutes() {
         const deps = running.running.platform;
-        const oauth = await createOAuthServices(deps.db.sql, deps.config);
+        const oauth = await createOAuthServices(deps);
         return createGateway({ ...deps, oauth, draining: { value: false } }).routes;
       },
       async stop() {

@@ -1,0 +1,102 @@
+import { MAX_ACCESS_TOKEN_TTL_SECONDS } from "../../contracts/scopes.ts";
+import type { ControlChange, ControlChanges } from "../../runtime/control-changes.ts";
+import type { Sql } from "../../runtime/database.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { disabledApplicationIds } from "../../runtime/store/applications.ts";
+import {
+  deleteExpiredRevokedAccessTokens,
+  liveRevokedAccessTokens,
+} from "../../runtime/store/revoked-access-tokens.ts";
+import { recentlyDisabledUserIds } from "../../runtime/store/users.ts";
+
+/** Read again this often, in case a change event was lost with the process that made the change. */
+const RESYNC_INTERVAL_MS = 60_000;
+
+/**
+ * The access tokens a gateway refuses although their signature and expiry are good: revoked ones
+ * (by jti, until they expire), and those of disabled applications and accounts. Held in memory and
+ * kept current by change events, so checking a token costs three lookups and no database round trip.
+ */
+export class TokenDenylist {
+  private revoked = new Map<string, number>();
+  private disabledApplications = new Set<string>();
+  private disabledUsers = new Set<string>();
+  /** While a resync reads, the changes heard meanwhile, applied again over what it read. */
+  private heardDuringResync: ControlChange[] | undefined;
+  private resyncAgain = false;
+
+  private constructor(
+    private readonly sql: Sql,
+    private readonly log: Logger,
+  ) {}
+
+  static async load(sql: Sql, changes: ControlChanges, log: Logger): Promise<TokenDenylist> {
+    const denylist = new TokenDenylist(sql, log);
+    await changes.subscribe({
+      change: (change) => denylist.apply(change),
+      resync: () => denylist.resyncInBackground(),
+    });
+    await denylist.resync();
+    setInterval(() => denylist.resyncInBackground(), RESYNC_INTERVAL_MS).unref();
+    return denylist;
+  }
+
+  refuses(token: { jti: string; clientId: string; userId: string | undefined }): boolean {
+    return (
+      this.revoked.has(token.jti) ||
+      this.disabledApplications.has(token.clientId) ||
+      (token.userId !== undefined && this.disabledUsers.has(token.userId))
+    );
+  }
+
+  private apply(change: ControlChange): void {
+    this.heardDuringResync?.push(change);
+    switch (change.kind) {
+      case "access-token-revoked":
+        this.revoked.set(change.jti, change.expiresAt);
+        return;
+      case "user":
+        if (change.disabled) this.disabledUsers.add(change.id);
+        else this.disabledUsers.delete(change.id);
+        return;
+      case "application":
+        if (change.disabled === true) this.disabledApplications.add(change.id);
+        else if (change.disabled === false) this.disabledApplications.delete(change.id);
+        return;
+      case "configuration":
+        this.resyncInBackground();
+        return;
+    }
+  }
+
+  private resyncInBackground(): void {
+    this.resync().catch((error: unknown) => this.log.warn({ err: error }, "token denylist not reloaded"));
+  }
+
+  private async resync(): Promise<void> {
+    if (this.heardDuringResync) {
+      // What the running read returns may predate the change that asked for this one.
+      this.resyncAgain = true;
+      return;
+    }
+    this.heardDuringResync = [];
+    try {
+      do {
+        this.resyncAgain = false;
+        await deleteExpiredRevokedAccessTokens(this.sql);
+        const [revoked, applications, users] = await Promise.all([
+          liveRevokedAccessTokens(this.sql),
+          disabledApplicationIds(this.sql),
+          recentlyDisabledUserIds(this.sql, MAX_ACCESS_TOKEN_TTL_SECONDS),
+        ]);
+        this.revoked = new Map(revoked.map((token) => [token.jti, token.expiresAt]));
+        this.disabledApplications = new Set(applications);
+        this.disabledUsers = new Set(users);
+        const heard = this.heardDuringResync.splice(0);
+        for (const change of heard) if (change.kind !== "configuration") this.apply(change);
+      } while (this.resyncAgain);
+    } finally {
+      this.heardDuringResync = undefined;
+    }
+  }
+}
