@@ -51,7 +51,6 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
 /** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
 function workflowApi(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const api = new OpenAPIHono<GatewayEnv>();
-  api.use(surface("workflow"));
   api.route("/", userRoutes(deps, mode));
   api.route("/", tripleRoutes(deps, tenants, mode));
   api.route("/", workflowProcessRoutes(deps, tenants, mode));
@@ -108,6 +107,8 @@ export function createGateway(deps: GatewayDeps) {
   // /.well-known/oauth-authorization-server
   app.route("/", oauthMetadataRoutes(deps));
   const tenants = new WorkflowTenants(deps.db.sql);
+  // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
+  app.use("/apis/*", surface("workflow"));
   for (const mode of WORKFLOW_DATA_MODES) app.route(mode.base, workflowApi(deps, tenants, mode));
   const notifications = notificationRoutes(deps);
   app.route("/v1/notification", notifications.send);
