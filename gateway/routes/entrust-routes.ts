@@ -5,7 +5,7 @@ import { deleteEntrustments, entrustmentsOf, putEntrustment } from "../../workfl
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
-import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
+import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const entrustmentSchema = z
@@ -42,10 +42,7 @@ async function pathUser(deps: GatewayDeps, caller: WorkflowCaller, id: string): 
 export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-    spec: WorkflowOperation<P, Q>,
-    handler: Parameters<typeof workflowOperation<P, Q>>[5],
-  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  const operation = workflowOperationsOn(app, deps, tenants, mode);
   for (const relationship of ["entrusters", "entrustees"] as const) {
     const name = relationship === "entrusters" ? "Entrusters" : "Entrustees";
     /** Who entrusts whom, for a path `/user/{id}/{relationship}/{other}`. */

@@ -5,7 +5,7 @@ import { taskViewById } from "../../workflow/process-views.ts";
 import { createPickup, pickupByCode, thingByCode, thingTasks } from "../../workflow/thing-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
-import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
+import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { taskSchema } from "../workflow/workflow-schemas.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
@@ -32,10 +32,7 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
-  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-    spec: WorkflowOperation<P, Q>,
-    handler: Parameters<typeof workflowOperation<P, Q>>[5],
-  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  const operation = workflowOperationsOn(app, deps, tenants, mode);
 
   operation(
     {

@@ -14,7 +14,7 @@ import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter } from "../workflow/directory-parameters.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
-import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
+import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const versionSchema = z
@@ -108,10 +108,7 @@ async function appView(
 export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-    spec: WorkflowOperation<P, Q>,
-    handler: Parameters<typeof workflowOperation<P, Q>>[5],
-  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  const operation = workflowOperationsOn(app, deps, tenants, mode);
   const findApp = async (db: Queryable, caller: WorkflowCaller, idc: string) => {
     const found = await workflowAppByIdOrCode(db, caller.tenantId, idc);
     if (!found || (caller.workflowCode && found.code !== caller.workflowCode)) {

@@ -8,7 +8,7 @@ import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
 import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
-import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
+import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
@@ -94,10 +94,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
-  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-    spec: WorkflowOperation<P, Q>,
-    handler: Parameters<typeof workflowOperation<P, Q>>[5],
-  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  const operation = workflowOperationsOn(app, deps, tenants, mode);
 
   for (const sysForm of [false, true]) {
     const at = sysForm ? "/user/{userId}" : "/me";

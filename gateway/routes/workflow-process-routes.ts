@@ -23,7 +23,7 @@ import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, listParameter, pageParameters } from "../workflow/directory-parameters.ts";
 import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
-import { type WorkflowOperation, workflowOperation } from "../workflow/workflow-operation.ts";
+import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import {
   activitySchema,
   processSchema,
@@ -85,10 +85,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
     includeAncestors: false,
     ...extra,
   });
-  const operation = <P extends z.ZodObject, Q extends z.ZodObject>(
-    spec: WorkflowOperation<P, Q>,
-    handler: Parameters<typeof workflowOperation<P, Q>>[5],
-  ) => workflowOperation(app, deps, tenants, mode, spec, handler);
+  const operation = workflowOperationsOn(app, deps, tenants, mode);
 
   operation(
     {

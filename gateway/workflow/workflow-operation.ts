@@ -31,6 +31,29 @@ export interface WorkflowOperation<Params extends z.ZodObject, Parameters extend
   entityName: string;
 }
 
+/** What answers an operation: its entities (and total), or a response of its own (a file). */
+export type WorkflowHandler<Params extends z.ZodObject, Parameters extends z.ZodObject> = (
+  c: Context<GatewayEnv>,
+  caller: WorkflowCaller,
+  input: {
+    params: z.infer<Params>;
+    parameters: z.infer<Parameters> & { domain?: string; userId?: string };
+  },
+) => Promise<{ entities: unknown[]; total?: number } | Response>;
+
+/** `workflowOperation` bound to one route file's app and data mode. */
+export function workflowOperationsOn(
+  app: OpenAPIHono<GatewayEnv>,
+  deps: GatewayDeps,
+  tenants: WorkflowTenants,
+  mode: WorkflowDataMode,
+) {
+  return <Params extends z.ZodObject, Parameters extends z.ZodObject>(
+    operation: WorkflowOperation<Params, Parameters>,
+    handler: WorkflowHandler<Params, Parameters>,
+  ) => workflowOperation(app, deps, tenants, mode, operation, handler);
+}
+
 /**
  * Registers one operation of spec 001's workflow API, for its data `mode` (live or test): the
  * token check with the operation's scope and token kinds, its parameters from the query or the
@@ -42,14 +65,7 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
   tenants: WorkflowTenants,
   mode: WorkflowDataMode,
   operation: WorkflowOperation<Params, Parameters>,
-  handler: (
-    c: Context<GatewayEnv>,
-    caller: WorkflowCaller,
-    input: {
-      params: z.infer<Params>;
-      parameters: z.infer<Parameters> & { domain?: string; userId?: string };
-    },
-  ) => Promise<{ entities: unknown[]; total?: number } | Response>,
+  handler: WorkflowHandler<Params, Parameters>,
 ): void {
   const parameterSchema = (operation.parameters ?? z.object({})).extend(callerParameters);
   const route = createRoute({

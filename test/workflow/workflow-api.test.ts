@@ -4,11 +4,20 @@ import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
 import { WorkflowClient } from "../support/workflow-client.ts";
+import {
+  otherTenantApplication,
+  PORTAL_REDIRECT,
+  portalApplication,
+  portalUserTokens,
+  sysToken,
+  WORKFLOW_PASSWORD,
+  WORKFLOW_TENANTS,
+} from "../support/workflow-fixture.ts";
 
 const ADMIN_TOKEN = "workflow-admin-token-0123456789abcdefghij";
 const SECRET = "workflow-portal-secret-0123456789abcdefgh";
-const REDIRECT = "https://portal.example.edu/callback";
-const PASSWORD = "a-password-for-everyone";
+const REDIRECT = PORTAL_REDIRECT;
+const PASSWORD = WORKFLOW_PASSWORD;
 const leaveRequest = JSON.parse(
   await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8"),
 );
@@ -70,25 +79,14 @@ for (const mode of await testModes()) {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const env = await withBootstrap(prepared.env, {
-        tenants: [
-          { domain: "example.edu", name: "Example University" },
-          { domain: "other.edu", name: "Other College" },
-        ],
+        tenants: WORKFLOW_TENANTS,
         applications: [
-          {
-            id: "portal",
-            secret: SECRET,
-            name: "Portal",
-            type: "enterprise",
-            tenant: "example.edu",
-            redirectUris: [REDIRECT],
-            scopes: [
-              ...USER_SCOPES.split(" "),
-              ...SYS_SCOPES.split(" "),
-              "sys_triple_edit",
-              "send_notification",
-            ],
-          },
+          portalApplication(SECRET, [
+            ...USER_SCOPES.split(" "),
+            ...SYS_SCOPES.split(" "),
+            "sys_triple_edit",
+            "send_notification",
+          ]),
           {
             id: "narrow",
             secret: SECRET,
@@ -98,14 +96,7 @@ for (const mode of await testModes()) {
             redirectUris: [REDIRECT],
             scopes: ["process"],
           },
-          {
-            id: "other",
-            secret: SECRET,
-            name: "Other",
-            type: "enterprise",
-            tenant: "other.edu",
-            scopes: SYS_SCOPES.split(" "),
-          },
+          otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
         ],
         users: users.map(([account]) => ({
           tenant: "example.edu",
@@ -134,26 +125,19 @@ for (const mode of await testModes()) {
         ],
       });
       platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
-      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
-      for (const [account] of users) {
-        tokens[account] = await authorizationCodeToken(
+      Object.assign(
+        tokens,
+        await portalUserTokens(
           platform.url,
-          client,
-          { account, password: PASSWORD },
+          SECRET,
+          users.map(([account]) => account),
           USER_SCOPES,
-        );
-      }
-      sys = await issueToken(platform.url, client, { grant_type: "client_credentials", scope: SYS_SCOPES });
-      otherSys = await issueToken(
-        platform.url,
-        { id: "other", secret: SECRET },
-        { grant_type: "client_credentials", scope: SYS_SCOPES },
+        ),
       );
+      sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
+      otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
       // The directory: departments, posts and who holds which, through the triple and position APIs.
-      const triples = await issueToken(platform.url, client, {
-        grant_type: "client_credentials",
-        scope: "sys_triple_edit",
-      });
+      const triples = await sysToken(platform.url, "portal", SECRET, "sys_triple_edit");
       await api.placeInDirectory(triples, users);
       assert.equal(
         (await deploy("leave", { definition: leaveRequest, online: true, app: { name: "Leave request" } }))

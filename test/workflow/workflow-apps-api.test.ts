@@ -1,8 +1,17 @@
 import assert from "node:assert/strict";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
+import { authorizationCodeToken } from "../support/tokens.ts";
 import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
+import {
+  otherTenantApplication,
+  PORTAL_REDIRECT,
+  portalApplication,
+  portalUserTokens,
+  sysToken,
+  WORKFLOW_PASSWORD,
+  WORKFLOW_TENANTS,
+} from "../support/workflow-fixture.ts";
 
 /**
  * Spec 001's app lists and the reads by app permission over HTTP: 2.1 (apps a user may start), 4.3
@@ -13,8 +22,8 @@ import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
 
 const ADMIN_TOKEN = "workflow-apps-admin-token-0123456789abcdef";
 const SECRET = "workflow-apps-secret-0123456789abcdefghijk";
-const REDIRECT = "https://portal.example.edu/callback";
-const PASSWORD = "a-password-for-everyone";
+const REDIRECT = PORTAL_REDIRECT;
+const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit app profile";
 const SYS_SCOPES = "sys_start sys_process sys_process_edit sys_app sys_app_edit";
 
@@ -72,20 +81,9 @@ for (const mode of await testModes()) {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const env = await withBootstrap(prepared.env, {
-        tenants: [
-          { domain: "example.edu", name: "Example University" },
-          { domain: "other.edu", name: "Other College" },
-        ],
+        tenants: WORKFLOW_TENANTS,
         applications: [
-          {
-            id: "portal",
-            secret: SECRET,
-            name: "Portal",
-            type: "enterprise",
-            tenant: "example.edu",
-            redirectUris: [REDIRECT],
-            scopes: [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")],
-          },
+          portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")]),
           {
             id: "narrow",
             secret: SECRET,
@@ -95,14 +93,7 @@ for (const mode of await testModes()) {
             redirectUris: [REDIRECT],
             scopes: ["start", "sys_process"],
           },
-          {
-            id: "other",
-            secret: SECRET,
-            name: "Other",
-            type: "enterprise",
-            tenant: "other.edu",
-            scopes: SYS_SCOPES.split(" "),
-          },
+          otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
           { id: "global", secret: SECRET, name: "Global", scopes: ["sys_app"] },
           {
             id: "leave-app",
@@ -140,21 +131,14 @@ for (const mode of await testModes()) {
         ],
       });
       platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
-      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
-      for (const account of ["alice", "bob", "carol", "dan"]) {
-        tokens[account] = await authorizationCodeToken(
-          platform.url,
-          client,
-          { account, password: PASSWORD },
-          USER_SCOPES,
-        );
-      }
-      const sysToken = (id: string, scope = SYS_SCOPES) =>
-        issueToken(platform.url, { id, secret: SECRET }, { grant_type: "client_credentials", scope });
-      sys = await sysToken("portal");
-      otherSys = await sysToken("other");
-      globalSys = await sysToken("global", "sys_app");
-      ownWorkflowSys = await sysToken("leave-app");
+      Object.assign(
+        tokens,
+        await portalUserTokens(platform.url, SECRET, ["alice", "bob", "carol", "dan"], USER_SCOPES),
+      );
+      sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
+      otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
+      globalSys = await sysToken(platform.url, "global", SECRET, "sys_app");
+      ownWorkflowSys = await sysToken(platform.url, "leave-app", SECRET, SYS_SCOPES);
     });
 
     after(async () => {

@@ -8,8 +8,17 @@ import { buildDocx } from "../support/docx-fixtures.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { freshVhost } from "../support/rabbit.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
+import { authorizationCodeToken } from "../support/tokens.ts";
 import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
+import {
+  otherTenantApplication,
+  PORTAL_REDIRECT,
+  portalApplication,
+  portalUserTokens,
+  sysToken,
+  WORKFLOW_PASSWORD,
+  WORKFLOW_TENANTS,
+} from "../support/workflow-fixture.ts";
 
 /**
  * Spec 001 2.9-2.11 over HTTP: a process's data read, changed field by field against its form (a
@@ -20,8 +29,8 @@ import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
 const run = promisify(execFile);
 const ADMIN_TOKEN = "workflow-data-admin-token-0123456789abcdef";
 const SECRET = "workflow-data-secret-0123456789abcdefghijk";
-const REDIRECT = "https://portal.example.edu/callback";
-const PASSWORD = "a-password-for-everyone";
+const REDIRECT = PORTAL_REDIRECT;
+const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit";
 const SYS_SCOPES = "sys_process sys_process_edit";
 
@@ -122,20 +131,9 @@ for (const mode of await testModes()) {
       const env = await withBootstrap(
         { ...prepared.env, ...(vhost ? { AMQP_URL: vhost.url } : {}) },
         {
-          tenants: [
-            { domain: "example.edu", name: "Example University" },
-            { domain: "other.edu", name: "Other College" },
-          ],
+          tenants: WORKFLOW_TENANTS,
           applications: [
-            {
-              id: "portal",
-              secret: SECRET,
-              name: "Portal",
-              type: "enterprise",
-              tenant: "example.edu",
-              redirectUris: [REDIRECT],
-              scopes: [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")],
-            },
+            portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")]),
             {
               id: "reader",
               secret: SECRET,
@@ -145,14 +143,7 @@ for (const mode of await testModes()) {
               redirectUris: [REDIRECT],
               scopes: ["process"],
             },
-            {
-              id: "other",
-              secret: SECRET,
-              name: "Other",
-              type: "enterprise",
-              tenant: "other.edu",
-              scopes: SYS_SCOPES.split(" "),
-            },
+            otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
           ],
           users: ["alice", "bob", "carol", "dan", "erin"].map((account) => ({
             tenant: "example.edu",
@@ -173,21 +164,12 @@ for (const mode of await testModes()) {
         },
       );
       platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
-      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
-      for (const account of ["alice", "bob", "carol", "dan", "erin"]) {
-        tokens[account] = await authorizationCodeToken(
-          platform.url,
-          client,
-          { account, password: PASSWORD },
-          USER_SCOPES,
-        );
-      }
-      sys = await issueToken(platform.url, client, { grant_type: "client_credentials", scope: SYS_SCOPES });
-      otherSys = await issueToken(
-        platform.url,
-        { id: "other", secret: SECRET },
-        { grant_type: "client_credentials", scope: SYS_SCOPES },
+      Object.assign(
+        tokens,
+        await portalUserTokens(platform.url, SECRET, ["alice", "bob", "carol", "dan", "erin"], USER_SCOPES),
       );
+      sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
+      otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
       // The templates live in the file service; the version names them.
       const summary = await upload(
         buildDocx([{ paragraph: ["Purchase of ${title} for ${amount} yuan"] }]),

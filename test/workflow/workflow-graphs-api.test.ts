@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
+import {
+  PORTAL_REDIRECT,
+  portalApplication,
+  portalUserTokens,
+  sysToken,
+  WORKFLOW_PASSWORD,
+} from "../support/workflow-fixture.ts";
 
 /**
  * The graph semantics of spec 001's workflows over HTTP: nested sub-processes, dynamic parallel
@@ -11,8 +17,8 @@ import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
 
 const ADMIN_TOKEN = "workflow-graphs-admin-token-0123456789abc";
 const SECRET = "workflow-graphs-secret-0123456789abcdefgh";
-const REDIRECT = "https://portal.example.edu/callback";
-const PASSWORD = "a-password-for-everyone";
+const _REDIRECT = PORTAL_REDIRECT;
+const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit task";
 const SYS_SCOPES = "sys_start sys_submit sys_process sys_process_edit sys_task";
 const ACCOUNTS = ["alice", "bob", "carol", "dan", "erin"] as const;
@@ -319,17 +325,7 @@ for (const mode of await testModes()) {
       cleanup = prepared.cleanup;
       const env = await withBootstrap(prepared.env, {
         tenants: [{ domain: "example.edu", name: "Example University" }],
-        applications: [
-          {
-            id: "portal",
-            secret: SECRET,
-            name: "Portal",
-            type: "enterprise",
-            tenant: "example.edu",
-            redirectUris: [REDIRECT],
-            scopes: [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")],
-          },
-        ],
+        applications: [portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")])],
         users: ACCOUNTS.map((account) => ({
           tenant: "example.edu",
           account,
@@ -338,16 +334,8 @@ for (const mode of await testModes()) {
         })),
       });
       platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
-      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
-      for (const account of ACCOUNTS) {
-        tokens[account] = await authorizationCodeToken(
-          platform.url,
-          client,
-          { account, password: PASSWORD },
-          USER_SCOPES,
-        );
-      }
-      sys = await issueToken(platform.url, client, { grant_type: "client_credentials", scope: SYS_SCOPES });
+      Object.assign(tokens, await portalUserTokens(platform.url, SECRET, ACCOUNTS, USER_SCOPES));
+      sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
       for (const [code, definition] of DEFINITIONS) {
         const deployed = await fetch(`${platform.url}/admin/workflows/example.edu/${code}/versions`, {
           method: "PUT",

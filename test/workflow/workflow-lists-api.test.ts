@@ -2,13 +2,22 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
+import { issueToken } from "../support/tokens.ts";
 import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
+import {
+  otherTenantApplication,
+  PORTAL_REDIRECT,
+  portalApplication,
+  portalUserTokens,
+  sysToken,
+  WORKFLOW_PASSWORD,
+  WORKFLOW_TENANTS,
+} from "../support/workflow-fixture.ts";
 
 const ADMIN_TOKEN = "workflow-lists-admin-token-0123456789abcdef";
 const SECRET = "workflow-lists-secret-0123456789abcdefghij";
-const REDIRECT = "https://portal.example.edu/callback";
-const PASSWORD = "a-password-for-everyone";
+const _REDIRECT = PORTAL_REDIRECT;
+const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit task entrust entrust_edit";
 const SYS_SCOPES = "sys_start sys_submit sys_process sys_process_edit sys_task";
 
@@ -143,28 +152,10 @@ for (const mode of await testModes()) {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       const env = await withBootstrap(prepared.env, {
-        tenants: [
-          { domain: "example.edu", name: "Example University" },
-          { domain: "other.edu", name: "Other College" },
-        ],
+        tenants: WORKFLOW_TENANTS,
         applications: [
-          {
-            id: "portal",
-            secret: SECRET,
-            name: "Portal",
-            type: "enterprise",
-            tenant: "example.edu",
-            redirectUris: [REDIRECT],
-            scopes: [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")],
-          },
-          {
-            id: "other",
-            secret: SECRET,
-            name: "Other",
-            type: "enterprise",
-            tenant: "other.edu",
-            scopes: SYS_SCOPES.split(" "),
-          },
+          portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")]),
+          otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
         ],
         users: people.map(([account, name]) => ({
           tenant: "example.edu",
@@ -174,21 +165,17 @@ for (const mode of await testModes()) {
         })),
       });
       platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
-      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
-      for (const [account] of people) {
-        tokens[account] = await authorizationCodeToken(
+      Object.assign(
+        tokens,
+        await portalUserTokens(
           platform.url,
-          client,
-          { account, password: PASSWORD },
+          SECRET,
+          people.map(([account]) => account),
           USER_SCOPES,
-        );
-      }
-      sys = await issueToken(platform.url, client, { grant_type: "client_credentials", scope: SYS_SCOPES });
-      otherSys = await issueToken(
-        platform.url,
-        { id: "other", secret: SECRET },
-        { grant_type: "client_credentials", scope: SYS_SCOPES },
+        ),
       );
+      sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
+      otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
       for (const [code, definition, app] of [
         ["memo", memo, { name: "Memo", tags: "office,notes" }],
         ["qingjia", memo, { name: "请假申请", tags: "人事" }],

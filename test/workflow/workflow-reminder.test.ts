@@ -4,8 +4,15 @@ import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "
 import { freshVhost } from "../support/rabbit.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { startSmtp } from "../support/smtp-server.ts";
-import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
 import { waitFor } from "../support/wait.ts";
+import {
+  otherTenantApplication,
+  PORTAL_REDIRECT,
+  portalApplication,
+  portalUserTokens,
+  sysToken,
+  WORKFLOW_PASSWORD,
+} from "../support/workflow-fixture.ts";
 
 /**
  * Spec 001 4.9 end to end: a reminder of a to-do task reaches its candidates and their delegates
@@ -16,8 +23,8 @@ import { waitFor } from "../support/wait.ts";
 
 const ADMIN_TOKEN = "reminder-admin-token-0123456789abcdefghij";
 const SECRET = "reminder-portal-secret-0123456789abcdefgh";
-const REDIRECT = "https://portal.example.edu/callback";
-const PASSWORD = "a-password-for-everyone";
+const _REDIRECT = PORTAL_REDIRECT;
+const PASSWORD = WORKFLOW_PASSWORD;
 const leaveRequest = JSON.parse(
   await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8"),
 );
@@ -124,23 +131,12 @@ for (const mode of await testModes()) {
             },
           ],
           applications: [
-            {
-              id: "portal",
-              secret: SECRET,
-              name: "Portal",
-              type: "enterprise",
-              tenant: "example.edu",
-              redirectUris: [REDIRECT],
-              scopes: [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" "), "sys_triple_edit"],
-            },
-            {
-              id: "other",
-              secret: SECRET,
-              name: "Other",
-              type: "enterprise",
-              tenant: "other.edu",
-              scopes: SYS_SCOPES.split(" "),
-            },
+            portalApplication(SECRET, [
+              ...USER_SCOPES.split(" "),
+              ...SYS_SCOPES.split(" "),
+              "sys_triple_edit",
+            ]),
+            otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
           ],
           users: [
             ...users.map(([account]) => ({
@@ -155,25 +151,18 @@ for (const mode of await testModes()) {
         },
       );
       platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
-      const client = { id: "portal", secret: SECRET, redirectUri: REDIRECT };
-      for (const [account] of users) {
-        tokens[account] = await authorizationCodeToken(
+      Object.assign(
+        tokens,
+        await portalUserTokens(
           platform.url,
-          client,
-          { account, password: PASSWORD },
+          SECRET,
+          users.map(([account]) => account),
           USER_SCOPES,
-        );
-      }
-      sys = await issueToken(platform.url, client, { grant_type: "client_credentials", scope: SYS_SCOPES });
-      otherSys = await issueToken(
-        platform.url,
-        { id: "other", secret: SECRET },
-        { grant_type: "client_credentials", scope: SYS_SCOPES },
+        ),
       );
-      const triples = await issueToken(platform.url, client, {
-        grant_type: "client_credentials",
-        scope: "sys_triple_edit",
-      });
+      sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
+      otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
+      const triples = await sysToken(platform.url, "portal", SECRET, "sys_triple_edit");
       await call("PUT", "/triple/dept", triples, { code: "cs", name: "cs" });
       for (const post of ["lecturer", "head"])
         await call("PUT", "/triple/post", triples, { code: post, name: post });

@@ -107,6 +107,33 @@ for (const mode of await testModes()) {
         select task_id as "taskId", entrusted_by as "entrustedBy" from workflow_todo
         where user_id = ${users[account]!} and not suspended and test = false order by assigned_at`;
 
+    /** Starts `app` for `account` over live data, in a transaction of its own. */
+    const startAs = (account: string, app: StartableApp, data: Record<string, unknown>) =>
+      db.sql.begin((tx) =>
+        startProcess(tx, {
+          tenantId,
+          test: false,
+          app,
+          ownerId: users[account]!,
+          actualUserId: null,
+          data,
+          businessId: null,
+        }),
+      );
+
+    /** Handles a task as `account`, with the action `actionCode` when given. */
+    const handleAs = (account: string, taskId: string, actionCode?: string) =>
+      db.sql.begin((tx) =>
+        handleTask(tx, {
+          tenantId,
+          test: false,
+          taskId,
+          actor: { user: users[account]! },
+          sys: false,
+          actionCode,
+        }),
+      );
+
     it("deploys a definition once: the same definition is the same version", async () => {
       const again = await deployVersion(db.sql, leave.id, leaveRequest);
       assert.equal(again.created, false);
@@ -114,43 +141,16 @@ for (const mode of await testModes()) {
     });
 
     it("starts a process into the owner's to-do and takes it through the directory's positions", async () => {
-      const started = await db.sql.begin((tx) =>
-        startProcess(tx, {
-          tenantId,
-          test: false,
-          app: leave,
-          ownerId: users.alice!,
-          actualUserId: null,
-          data: { days: 2, reason: "conference" },
-          businessId: null,
-        }),
-      );
+      const started = await startAs("alice", leave, { days: 2, reason: "conference" });
       assert.ok(started.process.entry > 0);
       assert.deepEqual(
         (await todoOf("alice")).map((row) => row.taskId),
         [started.firstTask.id],
       );
-      await db.sql.begin((tx) =>
-        handleTask(tx, {
-          tenantId,
-          test: false,
-          taskId: started.firstTask.id,
-          actor: { user: users.alice! },
-          sys: false,
-        }),
-      );
+      await handleAs("alice", started.firstTask.id);
       const [department] = await todoOf("carol");
       assert.ok(department, "the head of alice's department has the next step");
-      await db.sql.begin((tx) =>
-        handleTask(tx, {
-          tenantId,
-          test: false,
-          taskId: department.taskId,
-          actor: { user: users.carol! },
-          sys: false,
-          actionCode: "approve",
-        }),
-      );
+      await handleAs("carol", department.taskId, "approve");
       const [record] = await todoOf("erin");
       assert.ok(record, "a short leave goes to the HR clerk");
       const copies = await db.sql`select user_id from workflow_cc where process_id = ${started.process.id}`;
@@ -177,38 +177,11 @@ for (const mode of await testModes()) {
         insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
         values (${tenantId}, ${users.carol!}, ${users.bob!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
       try {
-        const started = await db.sql.begin((tx) =>
-          startProcess(tx, {
-            tenantId,
-            test: false,
-            app: leave,
-            ownerId: users.alice!,
-            actualUserId: null,
-            data: { days: 1, reason: "x" },
-            businessId: null,
-          }),
-        );
-        await db.sql.begin((tx) =>
-          handleTask(tx, {
-            tenantId,
-            test: false,
-            taskId: started.firstTask.id,
-            actor: { user: users.alice! },
-            sys: false,
-          }),
-        );
+        const started = await startAs("alice", leave, { days: 1, reason: "x" });
+        await handleAs("alice", started.firstTask.id);
         const entrusted = (await todoOf("bob")).find((row) => row.entrustedBy === users.carol);
         assert.ok(entrusted, "bob has carol's task, marked entrusted");
-        const { task } = await db.sql.begin((tx) =>
-          handleTask(tx, {
-            tenantId,
-            test: false,
-            taskId: entrusted.taskId,
-            actor: { user: users.bob! },
-            sys: false,
-            actionCode: "approve",
-          }),
-        );
+        const { task } = await handleAs("bob", entrusted.taskId, "approve");
         assert.equal(task.handler, users.carol, "handled on carol's behalf");
         assert.equal(task.actualUser, users.bob, "by bob");
         assert.equal((await todoOf("carol")).filter((row) => row.taskId === entrusted.taskId).length, 0);
@@ -218,29 +191,9 @@ for (const mode of await testModes()) {
     });
 
     it("lets exactly one of 50 concurrent submits of a task through", async () => {
-      const started = await db.sql.begin((tx) =>
-        startProcess(tx, {
-          tenantId,
-          test: false,
-          app: leave,
-          ownerId: users.alice!,
-          actualUserId: null,
-          data: { days: 2, reason: "x" },
-          businessId: null,
-        }),
-      );
+      const started = await startAs("alice", leave, { days: 2, reason: "x" });
       const outcomes = await Promise.allSettled(
-        Array.from({ length: 50 }, () =>
-          db.sql.begin((tx) =>
-            handleTask(tx, {
-              tenantId,
-              test: false,
-              taskId: started.firstTask.id,
-              actor: { user: users.alice! },
-              sys: false,
-            }),
-          ),
-        ),
+        Array.from({ length: 50 }, () => handleAs("alice", started.firstTask.id)),
       );
       const succeeded = outcomes.filter((outcome) => outcome.status === "fulfilled");
       assert.equal(succeeded.length, 1);
@@ -256,53 +209,19 @@ for (const mode of await testModes()) {
     });
 
     it("fires a 20-way join once when every branch is handled at the same time", async () => {
-      const started = await db.sql.begin((tx) =>
-        startProcess(tx, {
-          tenantId,
-          test: false,
-          app: wide,
-          ownerId: users.alice!,
-          actualUserId: null,
-          data: {},
-          businessId: null,
-        }),
-      );
-      await db.sql.begin((tx) =>
-        handleTask(tx, {
-          tenantId,
-          test: false,
-          taskId: started.firstTask.id,
-          actor: { user: users.alice! },
-          sys: false,
-        }),
-      );
+      const started = await startAs("alice", wide, {});
+      await handleAs("alice", started.firstTask.id);
       const branches = await db.sql<{ id: string }[]>`
         select id from workflow_tasks where process_id = ${started.process.id} and status = 'todo'`;
       assert.equal(branches.length, 20);
-      await Promise.all(
-        branches.map(({ id }) =>
-          db.sql.begin((tx) =>
-            handleTask(tx, { tenantId, test: false, taskId: id, actor: { user: users.alice! }, sys: false }),
-          ),
-        ),
-      );
+      await Promise.all(branches.map(({ id }) => handleAs("alice", id)));
       const after = await db.sql`
         select count(*)::int as n from workflow_tasks where process_id = ${started.process.id} and node = 'after'`;
       assert.equal(after[0]!.n, 1);
     });
 
     it("keeps a suspended process's tasks out of every to-do until it resumes", async () => {
-      const started = await db.sql.begin((tx) =>
-        startProcess(tx, {
-          tenantId,
-          test: false,
-          app: leave,
-          ownerId: users.alice!,
-          actualUserId: null,
-          data: { days: 2, reason: "x" },
-          businessId: null,
-        }),
-      );
+      const started = await startAs("alice", leave, { days: 2, reason: "x" });
       const ref = { id: started.process.id };
       await db.sql.begin((tx) =>
         commandProcess(tx, tenantId, false, ref, () => ({ kind: "suspend", user: null })),
