@@ -38,9 +38,18 @@ function result(
   };
 }
 
-/** A target given as a ratio to the reference: passes when value / reference reaches it. */
-export function higherIsBetter(name: string, unit: string, value: number, reference: number, target: number) {
-  const ratio = value / reference;
+/**
+ * A target given as a ratio to the reference: passes when the ratio reaches it. The ratio is
+ * value / reference unless the case measured it otherwise (paired rounds, see `compareRates`).
+ */
+export function higherIsBetter(
+  name: string,
+  unit: string,
+  value: number,
+  reference: number,
+  target: number,
+  ratio = value / reference,
+) {
   return result(name, unit, { value, reference, ratio }, target, "higher", ratio >= target);
 }
 

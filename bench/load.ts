@@ -74,20 +74,29 @@ export async function requestsPerSecond(options: LoadOptions, seconds: number): 
   return result.requests.average;
 }
 
-/** Alternates reference and subject rounds (after a warm-up of each) and returns both medians. */
+/**
+ * Alternates reference and subject rounds (after a warm-up of each). The ratio is the median of
+ * each round's subject over the reference measured just before it: the machine's speed drifts
+ * between rounds (other tenants of the host, frequency scaling), and a ratio of adjacent rounds
+ * cancels most of that drift where a ratio of two medians does not.
+ */
 export async function compareRates(
   reference: LoadOptions,
   subject: LoadOptions,
   rounds: number,
   seconds: number,
-): Promise<{ reference: number; value: number }> {
+): Promise<{ reference: number; value: number; ratio: number }> {
   await requestsPerSecond(reference, 2);
   await requestsPerSecond(subject, 2);
   const references: number[] = [];
   const values: number[] = [];
+  const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    references.push(await requestsPerSecond(reference, seconds));
-    values.push(await requestsPerSecond(subject, seconds));
+    const referenceRate = await requestsPerSecond(reference, seconds);
+    const rate = await requestsPerSecond(subject, seconds);
+    references.push(referenceRate);
+    values.push(rate);
+    ratios.push(rate / referenceRate);
   }
-  return { reference: median(references), value: median(values) };
+  return { reference: median(references), value: median(values), ratio: median(ratios) };
 }

@@ -1,4 +1,4 @@
-import type { Bootstrap } from "../contracts/bootstrap.ts";
+import type { BootstrapChannel } from "../contracts/bootstrap.ts";
 import type { Consumer } from "../contracts/broker.ts";
 import { isBuiltInChannel } from "../contracts/channels.ts";
 import { ALL_JOBS, queueDefinition } from "../contracts/jobs.ts";
@@ -24,10 +24,8 @@ export interface RunningProcess {
 }
 
 /** Every queue there is: each job kind's, and for a queue family one per member (external channels). */
-function allQueues(bootstrap: Bootstrap | undefined): string[] {
-  const external = (bootstrap?.channels ?? [])
-    .map((channel) => channel.name)
-    .filter((name) => !isBuiltInChannel(name));
+function allQueues(channels: readonly BootstrapChannel[]): string[] {
+  const external = channels.map((channel) => channel.name).filter((name) => !isBuiltInChannel(name));
   return ALL_JOBS.flatMap((job) =>
     job.family ? external.map((name) => `${job.queue}.${name}`) : [job.queue],
   );
@@ -61,13 +59,24 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const { catalogue } = platform.jobs;
   try {
     // The gateway publishes to every queue, so it declares them all before taking requests.
-    const everyQueue = allQueues(platform.bootstrap);
-    await broker.declare(jobsForQueues(catalogue, everyQueue).map(({ job }) => queueDefinition(job)));
+    const everyQueue = allQueues(platform.channels.list);
+    const declare = (queues: readonly string[]) =>
+      broker.declare(jobsForQueues(catalogue, queues).map(({ job }) => queueDefinition(job)));
+    await declare(everyQueue);
     const queues = parts.queues === "all" ? everyQueue : parts.queues;
     if (queues.length > 0) {
       const { startJobParts } = await (jobModule ?? import("../workers/job-parts.ts"));
       jobs = await startJobParts(config, platform, catalogue, queues);
     }
+    // A channel added while running gets its queue, and a worker of every queue consumes it.
+    const known = new Set(everyQueue);
+    platform.channels.follow(async (channels) => {
+      const added = allQueues(channels).filter((queue) => !known.has(queue));
+      if (added.length === 0) return;
+      await declare(added);
+      for (const queue of added) known.add(queue);
+      if (parts.queues === "all") await jobs?.consume(added);
+    });
     if (!parts.serveHttp && config.metrics.port !== undefined) {
       metricsServer = await startMetricsServer(
         { port: config.metrics.port, host: config.http.host, token: config.metrics.token },

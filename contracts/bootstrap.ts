@@ -152,6 +152,10 @@ export const bootstrapChannelSchema = z
   })
   .strict();
 
+/** How many versions a workflow entry lists at most, and how many accounts each of its lists. */
+export const WORKFLOW_VERSIONS_MAX = 50;
+export const WORKFLOW_LIST_MAX = 1000;
+
 /** A version of a workflow app: its definition, and whether it is online for formal or test starts. */
 export const bootstrapWorkflowVersionSchema = z
   .object({
@@ -190,12 +194,23 @@ export const bootstrapWorkflowSchema = z
     visible: z.boolean().optional(),
     ready: z.boolean().optional(),
     /** Accounts of the tenant administering the app (4.3, 4.4, 4.12); given, it replaces the file's earlier list. */
-    administrators: z.array(z.string().min(1).max(100)).max(1000).optional(),
+    administrators: z.array(z.string().min(1).max(100)).max(WORKFLOW_LIST_MAX).optional(),
     /** Accounts of the tenant that may view the app's processes (4.3, 4.4); given, it replaces the file's earlier list. */
-    guests: z.array(z.string().min(1).max(100)).max(1000).optional(),
-    versions: z.array(bootstrapWorkflowVersionSchema).min(1).max(50),
+    guests: z.array(z.string().min(1).max(100)).max(WORKFLOW_LIST_MAX).optional(),
+    versions: z.array(bootstrapWorkflowVersionSchema).min(1).max(WORKFLOW_VERSIONS_MAX),
   })
   .strict();
+
+/** How many entries each section of a bootstrap document holds at most. */
+export const BOOTSTRAP_SECTION_MAX = {
+  tenants: 10_000,
+  applications: 10_000,
+  users: 100_000,
+  channels: 100,
+  seals: 10_000,
+  feeds: 10_000,
+  workflows: 1000,
+} as const;
 
 /**
  * The declarative bootstrap file named by BOOTSTRAP_FILE, applied at start: what it lists is
@@ -205,13 +220,13 @@ export const bootstrapWorkflowSchema = z
 export const bootstrapSchema = z
   .object({
     $schema: z.string().optional(),
-    tenants: z.array(bootstrapTenantSchema).max(10_000).default([]),
-    applications: z.array(bootstrapApplicationSchema).max(10_000).default([]),
-    users: z.array(bootstrapUserSchema).max(100_000).default([]),
-    channels: z.array(bootstrapChannelSchema).max(100).default([]),
-    seals: z.array(bootstrapSealSchema).max(10_000).default([]),
-    feeds: z.array(bootstrapFeedSchema).max(10_000).default([]),
-    workflows: z.array(bootstrapWorkflowSchema).max(1000).default([]),
+    tenants: z.array(bootstrapTenantSchema).max(BOOTSTRAP_SECTION_MAX.tenants).default([]),
+    applications: z.array(bootstrapApplicationSchema).max(BOOTSTRAP_SECTION_MAX.applications).default([]),
+    users: z.array(bootstrapUserSchema).max(BOOTSTRAP_SECTION_MAX.users).default([]),
+    channels: z.array(bootstrapChannelSchema).max(BOOTSTRAP_SECTION_MAX.channels).default([]),
+    seals: z.array(bootstrapSealSchema).max(BOOTSTRAP_SECTION_MAX.seals).default([]),
+    feeds: z.array(bootstrapFeedSchema).max(BOOTSTRAP_SECTION_MAX.feeds).default([]),
+    workflows: z.array(bootstrapWorkflowSchema).max(BOOTSTRAP_SECTION_MAX.workflows).default([]),
   })
   .strict();
 

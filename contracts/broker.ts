@@ -12,9 +12,15 @@ export interface PublishOptions {
   messageId?: string;
 }
 
-/** What a handler decides about one message. */
+/**
+ * What a handler decides about one message: done; refused (the job cannot be done as asked, a
+ * mistake of its caller, whose outcome the handler recorded where the caller reads it: acknowledged,
+ * the caller answered with the error); retry (a later attempt may help); fail (a fault nobody
+ * expected: the message goes to the dead queue for an operator).
+ */
 export type HandlerOutcome =
   | { outcome: "done"; reply?: unknown }
+  | { outcome: "refused"; reason: string; code: ErrorCode }
   | { outcome: "retry"; reason: string }
   | { outcome: "fail"; reason: string; code?: ErrorCode };
 
@@ -25,6 +31,8 @@ export interface DeliveryContext {
   maxAttempts: number;
   /** True when the broker hands the message out again after a consumer died holding it. */
   redelivered: boolean;
+  /** True when an operator put the message back from the dead queue (on each of its attempts). */
+  replayed: boolean;
   /** Aborted when the job's timeout passes or the consumer is stopped without draining. */
   signal: AbortSignal;
 }
@@ -43,6 +51,9 @@ export interface Consumer {
   /** Stops taking messages, waits up to `drainMs` for those in hand, then gives the rest back. */
   stop(drainMs: number): Promise<void>;
 }
+
+/** The dead letters of a queue one operator's call reads at most: its oldest. */
+export const MAX_DEAD_LETTERS_HELD = 10_000;
 
 /** A message that used up its attempts, taken off `<queue>.dead`. */
 export interface DeadLetter {
@@ -76,6 +87,15 @@ export interface Broker {
   consume(queue: string, handler: MessageHandler, options: ConsumeOptions): Promise<Consumer>;
   /** Takes up to `limit` dead letters of a queue off its dead queue. */
   takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
+  /** Up to `limit` dead letters of a queue, oldest first, left in its dead queue. */
+  peekDeadLetters(queue: string, limit: number): Promise<DeadLetter[]>;
+  /**
+   * Moves dead letters back to their queue as new jobs (a first attempt): the one with `messageId`,
+   * or the oldest `limit`. Resolves with how many moved.
+   */
+  replayDeadLetters(queue: string, options: { messageId?: string; limit: number }): Promise<number>;
+  /** Deletes every dead letter of a queue; resolves with how many there were. */
+  purgeDeadLetters(queue: string): Promise<number>;
   /** Depth and consumers of every declared queue. */
   queueStats(): Promise<QueueStats[]>;
   isConnected(): boolean;

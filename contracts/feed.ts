@@ -43,11 +43,22 @@ export type BootstrapFeed = z.infer<typeof bootstrapFeedSchema>;
 
 export const FEED_SYNC_QUEUE = "feed.sync";
 
-/** A `feed.sync` job: sync this tenant's feed, asked for at `requestedAt` (ms). */
+/** What started a run: its schedule, an operator, or the schedule's retry of a failed run. */
+export const FEED_RUN_TRIGGERS = ["schedule", "manual", "retry"] as const;
+export type FeedRunTrigger = (typeof FEED_RUN_TRIGGERS)[number];
+
+export const FEED_RUN_STATUSES = ["queued", "running", "succeeded", "failed", "abandoned"] as const;
+
+/**
+ * A `feed.sync` job: sync this tenant's feed, asked for at `requestedAt` (ms), by starting the
+ * queued run `runId`. A job without `runId` (queued before runs were recorded when asked for)
+ * starts a run of its own.
+ */
 export const feedSyncJobSchema = z.object({
   tenantId: z.uuid(),
-  trigger: z.enum(["schedule", "manual"]),
+  trigger: z.enum(FEED_RUN_TRIGGERS),
   requestedAt: z.number().int().positive(),
+  runId: z.uuid().optional(),
 });
 
 export type FeedSyncJob = z.infer<typeof feedSyncJobSchema>;

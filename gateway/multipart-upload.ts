@@ -3,7 +3,12 @@ import { Readable } from "node:stream";
 import busboy from "busboy";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
-import { type FileStorage, StoredFileTooLarge, type StoredUpload } from "../runtime/storage/file-storage.ts";
+import {
+  type FileStorage,
+  StoredFileTooLarge,
+  type StoredUpload,
+  type WriteOptions,
+} from "../runtime/storage/file-storage.ts";
 import type { GatewayEnv } from "./gateway-env.ts";
 
 export interface UploadedFile<Stored> {
@@ -126,9 +131,10 @@ export async function storeUpload(
   key: string,
   stream: Readable,
   maxBytes: number,
+  options?: WriteOptions,
 ): Promise<StoredUpload> {
   try {
-    return await storage.write(key, stream, maxBytes);
+    return await storage.write(key, stream, maxBytes, options);
   } catch (error) {
     if (error instanceof StoredFileTooLarge) {
       throw new PlatformError(ErrorCode.PayloadTooLarge, `file: larger than ${error.maxBytes} bytes`);

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Bootstrap } from "../contracts/bootstrap.ts";
+import type { BootstrapChannel } from "../contracts/bootstrap.ts";
 import { isBuiltInChannel } from "../contracts/channels.ts";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import {
@@ -9,6 +9,7 @@ import {
 } from "../contracts/notification.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
 import type { Queryable } from "../runtime/database.ts";
+import type { LiveChannels } from "../runtime/live-channels.ts";
 import {
   newNotificationId,
   publishDeliveries,
@@ -18,7 +19,7 @@ import { notificationById } from "../runtime/store/notifications.ts";
 import { userById } from "../runtime/store/users.ts";
 import type { AccessClaims } from "./oauth/access-tokens.ts";
 
-/** The channels of the bootstrap file as spec 000's rules read them. */
+/** The configured channels as spec 000's rules read them. */
 export interface ChannelSettings {
   configured: ReadonlySet<string>;
   /** Configured channels that are plugins, not built in. */
@@ -29,8 +30,7 @@ export interface ChannelSettings {
   operatorChannels: ReadonlyMap<string, string[]>;
 }
 
-export function channelSettingsOf(bootstrap: Bootstrap | undefined): ChannelSettings {
-  const channels = bootstrap?.channels ?? [];
+function channelSettingsOf(channels: readonly BootstrapChannel[]): ChannelSettings {
   const configured = new Set(channels.map((channel) => channel.name));
   const operatorChannels = new Map<string, string[]>();
   for (const channel of channels) {
@@ -45,6 +45,19 @@ export function channelSettingsOf(bootstrap: Bootstrap | undefined): ChannelSett
     external: new Set([...configured].filter((name) => !isBuiltInChannel(name))),
     permitted: new Map(channels.map((channel) => [channel.name, new Set(channel.permittedApplications)])),
     operatorChannels,
+  };
+}
+
+/** The rules' view of the channels as configured now, worked out again only after a change. */
+export function liveChannelSettings(channels: LiveChannels): () => ChannelSettings {
+  let seen: readonly BootstrapChannel[] | undefined;
+  let settings: ChannelSettings | undefined;
+  return () => {
+    if (channels.list !== seen) {
+      seen = channels.list;
+      settings = channelSettingsOf(seen);
+    }
+    return settings!;
   };
 }
 
@@ -123,7 +136,7 @@ export interface SendDeps {
   jobs: JobClient;
   /** Whether jobs can be handed on now: a send is refused before anything is recorded otherwise. */
   brokerConnected: () => boolean;
-  channels: ChannelSettings;
+  channels: () => ChannelSettings;
 }
 
 /**
@@ -137,8 +150,9 @@ export async function sendNotification(
   body: NotificationBody,
 ): Promise<NotificationBody & { id: string }> {
   checkSender(token, body);
-  checkChannels(body, deps.channels);
-  await checkSenderPreconditions(deps.sql, token, body, deps.channels.permitted);
+  const channels = deps.channels();
+  checkChannels(body, channels);
+  await checkSenderPreconditions(deps.sql, token, body, channels.permitted);
   // Fail before recording anything when jobs could not be handed on.
   if (!deps.brokerConnected())
     throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
 import { firstIssueMessage } from "../contracts/validation-issue.ts";
+import { loadChannel } from "./channel-plugins.ts";
 import { ConfigError } from "./config.ts";
 import type { Queryable, Sql } from "./database.ts";
 import type { Logger } from "./logger.ts";
@@ -13,6 +14,7 @@ import {
   lockBootstrapEntries,
   recordAppliedDigests,
 } from "./store/bootstrap-entries.ts";
+import { upsertChannel } from "./store/channels.ts";
 import { upsertFeed } from "./store/feeds.ts";
 import { upsertSeal } from "./store/seals.ts";
 import { tenantByDomain, upsertTenant } from "./store/tenants.ts";
@@ -126,6 +128,16 @@ function entriesOf(bootstrap: Bootstrap): BootstrapEntry[] {
       value: feed,
       apply: (tx: Queryable) => upsertFeed(tx, feed),
     })),
+    ...bootstrap.channels.map((channel) => ({
+      kind: "channel",
+      key: channel.name,
+      value: channel,
+      async apply(tx: Queryable) {
+        // Checked as the applying process reads its variables; workers read their own.
+        await loadChannel(channel, process.env, "skip");
+        await upsertChannel(tx, channel);
+      },
+    })),
   ];
 }
 
@@ -139,6 +151,7 @@ function digestOf(entry: BootstrapEntry): string {
 /**
  * Creates or updates what the bootstrap file lists, in one transaction, and records what each entry
  * said; with `changed`, entries the file says the same about as when last applied are left alone.
+ * Resolves with how many entries it wrote.
  */
 export async function applyBootstrap(
   sql: Sql,
@@ -147,7 +160,7 @@ export async function applyBootstrap(
   scope: BootstrapScope,
   /** Entries of sections whose statements live outside the runtime (the workflow apps). */
   moreEntries: (bootstrap: Bootstrap) => BootstrapEntry[] = () => [],
-): Promise<void> {
+): Promise<number> {
   const entries = [...entriesOf(bootstrap), ...moreEntries(bootstrap)];
   let applied = 0;
   await sql.begin(async (tx) => {
@@ -168,4 +181,5 @@ export async function applyBootstrap(
     { entries: entries.length, applied, unchanged: entries.length - applied, scope },
     "bootstrap file applied",
   );
+  return applied;
 }

@@ -27,7 +27,7 @@ export const httpDuration = metrics.register(
 export const jobsHandled = metrics.register(
   new Counter(
     "jobs_total",
-    "Jobs handled, by queue and what became of them: done, retry (scheduled again) or dead (dead-lettered).",
+    "Jobs handled, by queue and what became of them: done, refused (the caller's mistake, answered), retry (scheduled again) or dead (dead-lettered).",
     ["queue", "outcome"],
   ),
 );

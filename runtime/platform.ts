@@ -7,6 +7,7 @@ import { createJobClient, type JobClient } from "./broker/job-client.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./database.ts";
 import type { EmbeddedPostgres } from "./embedded-postgres.ts";
+import { LiveChannels } from "./live-channels.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { migrate } from "./migrations.ts";
 import type { FileStorage } from "./storage/file-storage.ts";
@@ -15,8 +16,10 @@ import { openFileStorage } from "./storage/open-storage.ts";
 /** The connections every process kind shares: logger, database (migrated), broker and file storage. */
 export interface Platform {
   config: Config;
-  /** The bootstrap file, read by every process (workers take their channel plugins from it). */
+  /** The bootstrap file, read by every process; the gateway applies it. */
   bootstrap: Bootstrap | undefined;
+  /** The notification channels as configured now. */
+  channels: LiveChannels;
   log: Logger;
   db: Database;
   broker: Broker;
@@ -40,11 +43,15 @@ export async function openPlatform(
   const log = createLogger({ level: config.log.level, name: processName });
   const bootstrap = config.bootstrapFile ? await readBootstrapFile(config.bootstrapFile) : undefined;
   const db = await openDatabase(config, log, options.embeddedDatabase);
+  let channels: LiveChannels;
   try {
     await migrate(db.sql, log);
     if (bootstrap && options.applyBootstrap) {
-      await applyBootstrap(db.sql, bootstrap, log, "changed", options.bootstrapEntries);
+      const applied = await applyBootstrap(db.sql, bootstrap, log, "changed", options.bootstrapEntries);
+      // Processes already running (workers started first) follow what the file changed.
+      if (applied > 0) await db.changes.announce({ kind: "configuration" });
     }
+    channels = await LiveChannels.open(db.sql, db.changes, log);
   } catch (error) {
     await db.close();
     throw error;
@@ -59,7 +66,7 @@ export async function openPlatform(
     exportTimeoutMs: config.export.timeoutMs,
   });
   const jobs = createJobClient(broker, catalogue);
-  return { config, bootstrap, log, db, broker, jobs, storage: await openFileStorage(config) };
+  return { config, bootstrap, channels, log, db, broker, jobs, storage: await openFileStorage(config) };
 }
 
 /** Loaded only where it runs: the embedded mode never needs amqplib. */

@@ -26,6 +26,8 @@ export interface JobParts {
   stopPeriodicTasks(): void;
   /** Stops the consumers (draining up to `drainMs`), then closes what the handlers held. */
   stop(drainMs: number): Promise<void>;
+  /** Consumes more queues of the kinds already handled (an external channel added while running). */
+  consume(queues: readonly string[]): Promise<void>;
 }
 
 /** Consumes `queues` with their handlers and starts the periodic tasks of the parts they belong to. */
@@ -40,6 +42,8 @@ export async function startJobParts(
   let consumers: Consumer[] = [];
   const started: StartedPart<JobName>[] = [];
   const periodic: (() => void)[] = [];
+  const handlers: Partial<PlatformJobHandlers<JobName>> = {};
+  const options = { concurrency: config.workerConcurrency };
   const parts: JobParts = {
     get consumers() {
       return consumers;
@@ -51,18 +55,26 @@ export async function startJobParts(
       await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
       await Promise.all(started.map((part) => part.close?.()));
     },
+    async consume(more) {
+      const added = await startJobConsumers(
+        platform.broker,
+        catalogue,
+        handlers,
+        more,
+        platform.log,
+        options,
+      );
+      consumers = [...consumers, ...added];
+    },
   };
   try {
-    const handlers: Partial<PlatformJobHandlers<JobName>> = {};
     for (const part of WORKER_PARTS as readonly WorkerPart<JobName>[]) {
       if (!part.jobs.some((name) => consumed.has(name))) continue;
       const running = await part.start({ config, platform });
       started.push(running);
       Object.assign(handlers, running.handlers);
     }
-    consumers = await startJobConsumers(platform.broker, catalogue, handlers, queues, platform.log, {
-      concurrency: config.workerConcurrency,
-    });
+    consumers = await startJobConsumers(platform.broker, catalogue, handlers, queues, platform.log, options);
     for (const part of started) for (const start of part.periodicTasks ?? []) periodic.push(start());
   } catch (error) {
     parts.stopPeriodicTasks();

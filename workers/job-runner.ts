@@ -11,6 +11,8 @@ export interface JobContext {
   attempt: number;
   maxAttempts: number;
   redelivered: boolean;
+  /** Put back from the dead queue by an operator, once the fault was fixed. */
+  replayed: boolean;
   signal: AbortSignal;
 }
 
@@ -104,6 +106,7 @@ export async function startJobConsumers<Catalogue extends JobCatalogue>(
           attempt: delivery.attempt,
           maxAttempts: delivery.maxAttempts,
           redelivered: delivery.redelivered,
+          replayed: delivery.replayed,
           // Read through: the broker makes the signal only when a handler asks for it.
           get signal() {
             return delivery.signal;

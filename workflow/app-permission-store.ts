@@ -71,3 +71,12 @@ export async function hasAppAccess(
                    where app_id = ${appId} and user_id = ${userId} and role = any(${rolesGranting(access)}::text[])) as yes`;
   return row!.yes;
 }
+
+/** The accounts the bootstrap file listed in a role of an app, by account, and whether each is disabled. */
+export async function listedAccounts(sql: Queryable, appId: string, role: AppAccess, limit: number) {
+  return sql<{ account: string; disabled: boolean }[]>`
+    select u.account, u.disabled
+    from workflow_app_permissions p join users u on u.id = p.user_id
+    where p.app_id = ${appId} and p.role = ${role} and p.source = 'bootstrap'
+    order by u.account limit ${limit}`;
+}

@@ -98,15 +98,20 @@ export async function deployVersion(
   name?: string,
 ): Promise<{ version: WorkflowVersion; created: boolean }> {
   const digest = definitionDigest(definition);
+  // The digest depends on the order of keys, which jsonb does not keep: a definition read back from
+  // the database (an exported bootstrap document) is the same version when its content is equal.
   const [created] = await sql<WorkflowVersion[]>`
     insert into workflow_versions (app_id, number, name, definition, digest)
     select ${appId}, coalesce(max(number), 0) + 1, ${name ?? null}, ${sql.json(definition as never)}, ${digest}
     from workflow_versions where app_id = ${appId}
+    having not coalesce(bool_or(definition = ${sql.json(definition as never)}), false)
     on conflict (app_id, digest) do nothing
     returning ${sql.unsafe(VERSION_COLUMNS)}`;
   if (created) return { version: created, created: true };
   const [existing] = await sql<WorkflowVersion[]>`
-    select ${sql.unsafe(VERSION_COLUMNS)} from workflow_versions where app_id = ${appId} and digest = ${digest}`;
+    select ${sql.unsafe(VERSION_COLUMNS)} from workflow_versions
+    where app_id = ${appId} and (digest = ${digest} or definition = ${sql.json(definition as never)})
+    order by number limit 1`;
   return { version: existing!, created: false };
 }
 
@@ -233,4 +238,52 @@ export async function compiledVersion(sql: Queryable, versionId: string): Promis
   if (compiled.size >= COMPILED_KEPT) compiled.delete(compiled.keys().next().value!);
   compiled.set(versionId, workflow);
   return workflow;
+}
+
+/** At most `limit` apps of a tenant by code, after the code `after`. */
+export async function workflowAppPage(
+  sql: Queryable,
+  tenantId: string,
+  after: string | null,
+  limit: number,
+): Promise<WorkflowApp[]> {
+  return sql<WorkflowApp[]>`
+    select ${sql.unsafe(APP_COLUMNS)} from workflow_apps
+    where tenant_id = ${tenantId} ${after === null ? sql`` : sql`and code > ${after}`}
+    order by code limit ${limit}`;
+}
+
+/** A version without its definition, and how many versions its app has in all. */
+export type VersionSummary = Omit<WorkflowVersion, "definition"> & { versionCount: number };
+
+/** The newest `perApp` versions of each app, newest first, without their definitions. */
+export async function versionSummaries(
+  sql: Queryable,
+  appIds: readonly string[],
+  perApp: number,
+): Promise<VersionSummary[]> {
+  return sql<VersionSummary[]>`
+    select v.* from unnest(${appIds as string[]}::uuid[]) as a (id)
+    cross join lateral (
+      select id, app_id as "appId", number, name, online_formal as "onlineFormal", online_test as "onlineTest",
+             created_at as "createdAt", count(*) over ()::int as "versionCount"
+      from workflow_versions where app_id = a.id
+      order by number desc limit ${perApp}) v
+    order by v."appId", v.number desc`;
+}
+
+/**
+ * At most `max` versions of an app, oldest first: every one online for either data mode, then the
+ * newest of the others.
+ */
+export async function exportedVersions(
+  sql: Queryable,
+  appId: string,
+  max: number,
+): Promise<WorkflowVersion[]> {
+  return sql<WorkflowVersion[]>`
+    select * from (
+      select ${sql.unsafe(VERSION_COLUMNS)} from workflow_versions where app_id = ${appId}
+      order by (online_formal or online_test) desc, number desc limit ${max}) v
+    order by number`;
 }

@@ -1,8 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { feedRun, recentFeedRuns } from "../../runtime/store/feed-runs.ts";
-import { enqueueFeedSync, feedSettings } from "../../runtime/store/feeds.ts";
+import { FEED_RUN_STATUSES, FEED_RUN_TRIGGERS } from "../../contracts/feed.ts";
+import { feedRun, queueFeedRun, recentFeedRuns } from "../../runtime/store/feed-runs.ts";
+import { enqueueFeedSync, feedPage, feedSettings } from "../../runtime/store/feeds.ts";
 import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 
@@ -10,10 +12,11 @@ const countsSchema = z.record(z.string(), z.unknown());
 const runSchema = z
   .object({
     id: z.uuid(),
-    trigger: z.enum(["schedule", "manual"]),
-    status: z.enum(["running", "succeeded", "failed", "abandoned"]),
+    trigger: z.enum(FEED_RUN_TRIGGERS),
+    status: z.enum(FEED_RUN_STATUSES),
     since: z.number().nullable(),
-    startedAt: z.string(),
+    queuedAt: z.string(),
+    startedAt: z.string().nullable().openapi({ description: "null while the run waits for a worker" }),
     finishedAt: z.string().nullable(),
     counts: countsSchema,
     error: z.string().nullable(),
@@ -29,6 +32,14 @@ const feedSchema = z
     timeoutSeconds: z.number(),
     enabled: z.boolean(),
     syncedSince: z.number().nullable(),
+    nextRunAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "the next scheduled run; null when not scheduled" }),
+    retryAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "when a failed run is tried again before its next scheduled one" }),
     runs: z.array(runSchema),
   })
   .openapi("Feed");
@@ -41,6 +52,22 @@ const runWithRejectsSchema = runSchema
   .openapi("FeedRunWithRejects");
 
 const domainParams = z.object({ domain: z.string().min(1).max(253) });
+
+const feedListingSchema = feedSchema
+  .omit({ runs: true })
+  .extend({
+    lastRun: z
+      .object({
+        id: z.uuid(),
+        status: z.enum(FEED_RUN_STATUSES),
+        trigger: z.enum(FEED_RUN_TRIGGERS),
+        queuedAt: z.string(),
+        finishedAt: z.string().nullable(),
+      })
+      .nullable()
+      .openapi({ description: "the latest run; null before the first" }),
+  })
+  .openapi("FeedListing");
 
 /** Operators' view of enterprise feeds: settings and recent runs, one run's rejects, a run on demand. */
 export function feedAdminRoutes(deps: GatewayDeps) {
@@ -55,6 +82,40 @@ export function feedAdminRoutes(deps: GatewayDeps) {
     if (!tenant || !settings) throw new PlatformError(ErrorCode.NotFound, `no feed for tenant ${domain}`);
     return settings;
   }
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      operationId: "listFeeds",
+      tags,
+      summary: "Every tenant's feed, by domain, with its settings and its latest run",
+      security,
+      request: { query: pageQuery(1) },
+      responses: {
+        200: {
+          description: "a page of feeds",
+          content: { "application/json": { schema: pageSchema(feedListingSchema, "FeedPage") } },
+        },
+        ...operatorErrorResponses([400, 503]),
+      },
+    }),
+    async (c) => {
+      const { limit, after } = c.req.valid("query");
+      const [from = null] = afterKey(after, 1) ?? [];
+      const rows = await feedPage(sql, from, limit + 1);
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        pageOf(
+          rows,
+          limit,
+          (row) => [row.tenant],
+          (row) => row as z.infer<typeof feedListingSchema>,
+        ),
+        200,
+      );
+    },
+  );
 
   app.openapi(
     createRoute({
@@ -110,24 +171,33 @@ export function feedAdminRoutes(deps: GatewayDeps) {
       path: "/{domain}/runs",
       operationId: "startFeedRun",
       tags,
-      summary: "Queue a run of the feed now; a run already in progress when it starts covers it",
+      summary:
+        "Queue a run of the feed now; while a run waits for a worker, asking again answers with that run",
       security,
       request: { params: domainParams },
       responses: {
         202: {
-          description: "queued",
-          content: { "application/json": { schema: z.object({ queued: z.literal(true) }) } },
+          description: "the queued run; `Location` is its address",
+          headers: z.object({ Location: z.string().openapi({ description: "the run's address" }) }),
+          content: { "application/json": { schema: runSchema } },
         },
-        ...operatorErrorResponses([400, 404, 503], {
+        ...operatorErrorResponses([400, 404, 409, 503], {
           404: "no such tenant, or it has no feed",
+          409: "the feed is disabled",
           503: "the broker is out of reach; retry later",
         }),
       },
     }),
     async (c) => {
-      const { tenantId } = await feedOf(c.req.valid("param").domain);
-      await enqueueFeedSync(deps.jobs, tenantId, "manual");
-      return c.json({ queued: true as const }, 202);
+      const { domain } = c.req.valid("param");
+      const { tenantId, enabled } = await feedOf(domain);
+      if (!enabled) throw new PlatformError(ErrorCode.Conflict, `the feed of ${domain} is disabled`);
+      const run = await queueFeedRun(sql, tenantId, "manual");
+      // Asked again, the waiting run's job is sent again: a job lost before a worker took it does
+      // not leave the run waiting forever, and a second job for a started run does nothing.
+      await enqueueFeedSync(deps.jobs, { tenantId, trigger: "manual", runId: run.id });
+      c.header("Location", `/admin/feeds/${encodeURIComponent(domain)}/runs/${run.id}`);
+      return c.json(run as z.infer<typeof runSchema>, 202);
     },
   );
   return app;

@@ -11,7 +11,7 @@ import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
-import { channelSettingsOf, notificationIdsOf, sendNotification } from "../notification-rules.ts";
+import { liveChannelSettings, notificationIdsOf, sendNotification } from "../notification-rules.ts";
 import { envelope, grouped, markSchema, notificationTasksSchema, SUCCESS } from "../notification-schemas.ts";
 
 /**
@@ -21,7 +21,7 @@ import { envelope, grouped, markSchema, notificationTasksSchema, SUCCESS } from 
 export function notificationRoutes(deps: GatewayDeps) {
   const { sql } = deps.db;
   const { accessTokens } = deps.oauth;
-  const channels = channelSettingsOf(deps.bootstrap);
+  const channels = liveChannelSettings(deps.channels);
   const sendDeps = { sql, jobs: deps.jobs, brokerConnected: () => deps.broker.isConnected(), channels };
   const send = new OpenAPIHono<GatewayEnv>();
   send.use(surface("open-api"));
@@ -120,7 +120,7 @@ export function notificationRoutes(deps: GatewayDeps) {
     async (c) => {
       const { tasks } = c.req.valid("json");
       const clientId = c.get("token").clientId;
-      const operated = channels.operatorChannels.get(clientId) ?? [];
+      const operated = channels().operatorChannels.get(clientId) ?? [];
       const ids = tasks.map((task) => task.taskId);
       const allowed = await tasksMarkableBy(sql, ids, clientId, operated);
       const allowedIds = new Set(allowed.map((row) => row.id));

@@ -106,8 +106,9 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
     if (!seal) throw new PlatformError(ErrorCode.NotFound, `eSignCode: no seal ${code} for this application`);
     const fileId = timeOrderedId();
     const uploadKey = `uploads/${fileId}`;
+    // Scratch until promoted: a document kept only for the request is never flushed to disk.
     const upload = await readMultipart(c, "file", (stream) =>
-      storeUpload(storage, uploadKey, stream, config.sign.maxUploadBytes),
+      storeUpload(storage, uploadKey, stream, config.sign.maxUploadBytes, { scratch: true }),
     ).catch(async (error: unknown) => {
       // A refused upload is removed here, as the `finally` below removes one that was read.
       await storage.remove(uploadKey);

@@ -62,9 +62,9 @@ async function loadProcess(sql: Queryable, caller: WorkflowCaller, id: string): 
   return process;
 }
 
-/** The channels a reminder may name: those the bootstrap file configures. */
+/** The channels a reminder may name: those configured now. */
 function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
-  const configured = new Set((deps.bootstrap?.channels ?? []).map((channel) => channel.name));
+  const configured = new Set(deps.channels.list.map((channel) => channel.name));
   return { configured, external: new Set([...configured].filter((name) => !isBuiltInChannel(name))) };
 }
 
@@ -76,7 +76,6 @@ function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
 export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  const reminderChannels = reminderChannelsOf(deps);
   const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
   const views = (extra: Partial<ViewOptions> = {}): ViewOptions => ({
     apiBase,
@@ -368,7 +367,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       entityName: "Reminder",
     },
     async (_c, caller, { params }) => {
-      const sent = await remindTask(sql, deps, reminderChannels, {
+      const sent = await remindTask(sql, deps, reminderChannelsOf(deps), {
         tenantId: caller.tenantId,
         test: caller.test,
         taskId: params.id,

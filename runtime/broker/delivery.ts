@@ -5,6 +5,7 @@ import type {
   QueueDefinition,
   ReplyEnvelope,
 } from "../../contracts/broker.ts";
+import type { ErrorCode } from "../../contracts/errors.ts";
 import { jobDuration, jobsHandled, jobsInProgress, jobsRedelivered } from "../platform-metrics.ts";
 
 /** Quorum queues dead-letter a message handed out this many times without an ack (a consumer crash loop). */
@@ -25,6 +26,7 @@ class HandlerRun implements DeliveryContext {
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly redelivered: boolean;
+  readonly replayed: boolean;
   readonly outcome = new Promise<HandlerOutcome>((resolve) => {
     this.resolveOutcome = resolve;
   });
@@ -34,6 +36,7 @@ class HandlerRun implements DeliveryContext {
     this.attempt = context.attempt;
     this.maxAttempts = context.maxAttempts;
     this.redelivered = context.redelivered;
+    this.replayed = context.replayed;
   }
 
   /** Made on first use: most handlers never look at it, and an AbortController is not free. */
@@ -115,18 +118,22 @@ export class RunningHandlers {
   }
 }
 
-function stepOutcome(step: NextStep): "done" | "retry" | "dead" {
-  return step.step === "ack" ? "done" : step.step;
+function stepOutcome(step: NextStep): "done" | "refused" | "retry" | "dead" {
+  if (step.step === "ack") return step.refused ? "refused" : "done";
+  return step.step;
 }
 
 export type NextStep =
-  | { step: "ack"; reply?: unknown }
+  | { step: "ack"; reply?: unknown; refused?: { reason: string; code: ErrorCode } }
   | { step: "retry"; delayMs: number; nextAttempt: number }
   | { step: "dead"; reason: string; outcome: HandlerOutcome };
 
 /** Decides what becomes of a message once its handler has spoken. */
 export function nextStep(outcome: HandlerOutcome, attempt: number, definition: QueueDefinition): NextStep {
   if (outcome.outcome === "done") return { step: "ack", reply: outcome.reply };
+  if (outcome.outcome === "refused") {
+    return { step: "ack", refused: { reason: outcome.reason, code: outcome.code } };
+  }
   if (outcome.outcome === "retry" && attempt < maxAttempts(definition)) {
     return { step: "retry", delayMs: definition.retryDelaysMs[attempt - 1] ?? 0, nextAttempt: attempt + 1 };
   }
@@ -137,7 +144,10 @@ export function nextStep(outcome: HandlerOutcome, attempt: number, definition: Q
 
 /** The answer a request/reply caller gets once a step is final; none while a retry is pending. */
 export function replyFor(step: NextStep): ReplyEnvelope | undefined {
-  if (step.step === "ack") return { ok: true, value: step.reply ?? null };
+  if (step.step === "ack") {
+    if (step.refused) return { ok: false, error: step.refused.reason, code: step.refused.code };
+    return { ok: true, value: step.reply ?? null };
+  }
   if (step.step === "retry") return undefined;
   const code = step.outcome.outcome === "fail" ? step.outcome.code : undefined;
   return code ? { ok: false, error: step.reason, code } : { ok: false, error: step.reason };

@@ -23,6 +23,8 @@ interface Envelope {
   body: string;
   attempt: number;
   deliveries: number;
+  /** Put back from the dead queue by an operator. */
+  replayed?: boolean;
   deadline?: number;
   reply?: (reply: ReplyEnvelope) => void;
 }
@@ -111,6 +113,28 @@ export class EmbeddedBroker implements Broker {
 
   async takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
     return this.queueOf(queue).dead.splice(0, limit);
+  }
+
+  async peekDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
+    return this.queueOf(queue).dead.slice(0, limit);
+  }
+
+  async replayDeadLetters(queue: string, options: { messageId?: string; limit: number }): Promise<number> {
+    const target = this.queueOf(queue);
+    const chosen =
+      options.messageId === undefined
+        ? target.dead.slice(0, options.limit)
+        : target.dead.filter((letter) => letter.messageId === options.messageId).slice(0, 1);
+    for (const letter of chosen) {
+      const body = JSON.stringify(letter.message);
+      this.enqueue(target, { messageId: letter.messageId, body, attempt: 1, deliveries: 0, replayed: true });
+      target.dead.splice(target.dead.indexOf(letter), 1);
+    }
+    return chosen.length;
+  }
+
+  async purgeDeadLetters(queue: string): Promise<number> {
+    return this.queueOf(queue).dead.splice(0).length;
   }
 
   async queueStats(): Promise<QueueStats[]> {
@@ -271,6 +295,7 @@ class EmbeddedConsumer implements Consumer {
         attempt: envelope.attempt,
         maxAttempts: maxAttempts(definition),
         redelivered: envelope.deliveries > 1,
+        replayed: envelope.replayed === true,
       },
       this.options.timeoutMs,
     );

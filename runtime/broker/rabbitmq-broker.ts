@@ -1,15 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect } from "amqplib";
-import type {
-  Broker,
-  ConsumeOptions,
-  Consumer,
-  DeadLetter,
-  MessageHandler,
-  PublishOptions,
-  QueueDefinition,
-  QueueStats,
-  ReplyEnvelope,
+import {
+  type Channel,
+  type ChannelModel,
+  type ConfirmChannel,
+  type ConsumeMessage,
+  connect,
+  type GetMessage,
+} from "amqplib";
+import {
+  type Broker,
+  type ConsumeOptions,
+  type Consumer,
+  type DeadLetter,
+  MAX_DEAD_LETTERS_HELD,
+  type MessageHandler,
+  type PublishOptions,
+  type QueueDefinition,
+  type QueueStats,
+  type ReplyEnvelope,
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
@@ -19,6 +27,8 @@ import { deadQueueName, declarationsFor, JOBS_EXCHANGE, retryQueueName } from ".
 
 const DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
 const ATTEMPT_HEADER = "x-attempt";
+/** Set on a message an operator put back from the dead queue; kept through its retries. */
+const REPLAYED_HEADER = "x-replayed";
 const DEADLINE_HEADER = "x-deadline";
 const REASON_HEADER = "x-failure-reason";
 
@@ -147,36 +157,83 @@ export class RabbitMqBroker implements Broker {
   }
 
   async takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
-    const connection = this.connection;
-    if (!connection) throw unavailable("not connected");
-    const channel = await connection.createChannel();
-    const letters: DeadLetter[] = [];
-    try {
-      while (letters.length < limit) {
-        const message = await channel.get(deadQueueName(queue), { noAck: false });
-        if (message === false) break;
-        const headers = message.properties.headers ?? {};
-        letters.push({
-          messageId: String(message.properties.messageId ?? ""),
-          message: JSON.parse(message.content.toString()),
-          reason: String(headers[REASON_HEADER] ?? deadLetterReason(headers)),
-          attempts: Number(headers[ATTEMPT_HEADER] ?? 1),
+    return this.onDeadQueue(queue, async (messages, channel) => {
+      const taken = messages.slice(0, limit);
+      for (const message of taken) channel.ack(message);
+      return taken.map(deadLetterOf);
+    });
+  }
+
+  async peekDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
+    this.definitionOf(queue);
+    return this.onDeadQueue(queue, async (messages) => messages.slice(0, limit).map(deadLetterOf));
+  }
+
+  async replayDeadLetters(queue: string, options: { messageId?: string; limit: number }): Promise<number> {
+    this.definitionOf(queue);
+    return this.onDeadQueue(queue, async (messages, channel) => {
+      const chosen =
+        options.messageId === undefined
+          ? messages.slice(0, options.limit)
+          : messages.filter((message) => message.properties.messageId === options.messageId).slice(0, 1);
+      for (const message of chosen) {
+        await this.confirmedPublish(JOBS_EXCHANGE, queue, message.content, {
+          messageId: String(message.properties.messageId ?? randomUUID()),
+          headers: { [REPLAYED_HEADER]: 1 },
+          mandatory: true,
         });
         channel.ack(message);
       }
-    } finally {
-      await channel.close().catch(() => {});
-    }
-    return letters;
+      return chosen.length;
+    });
   }
 
-  async queueStats(): Promise<QueueStats[]> {
+  async purgeDeadLetters(queue: string): Promise<number> {
+    this.definitionOf(queue);
+    return this.onOwnChannel(
+      async (channel) => (await channel.purgeQueue(deadQueueName(queue))).messageCount,
+    );
+  }
+
+  /**
+   * Runs `work` over the messages of a queue's dead queue (its first MAX_DEAD_LETTERS_HELD, oldest
+   * first), taken without acknowledging them. What `work` does not acknowledge goes back when the
+   * channel closes, all together and in order: a dead queue read only in part would put the part
+   * read behind the rest.
+   */
+  private onDeadQueue<T>(
+    queue: string,
+    work: (messages: GetMessage[], channel: Channel) => Promise<T>,
+  ): Promise<T> {
+    return this.onOwnChannel(async (channel) => {
+      const messages: GetMessage[] = [];
+      while (messages.length < MAX_DEAD_LETTERS_HELD) {
+        const message = await channel.get(deadQueueName(queue), { noAck: false });
+        if (message === false) break;
+        messages.push(message);
+      }
+      return work(messages, channel);
+    });
+  }
+
+  /**
+   * Runs `work` on a channel of its own, closed after. A queue deleted by hand closes the channel:
+   * that call fails, the process carries on.
+   */
+  private async onOwnChannel<T>(work: (channel: Channel) => Promise<T>): Promise<T> {
     const connection = this.connection;
     if (!connection) throw unavailable("not connected");
     const channel = await connection.createChannel();
-    // A queue deleted by hand closes the channel: that scrape fails, the process carries on.
     channel.on("error", () => {});
     try {
+      return await work(channel);
+    } finally {
+      await channel.close().catch(() => {});
+    }
+  }
+
+  async queueStats(): Promise<QueueStats[]> {
+    return this.onOwnChannel(async (channel) => {
       const stats: QueueStats[] = [];
       for (const name of this.definitions.keys()) {
         const queue = await channel.checkQueue(name);
@@ -189,9 +246,7 @@ export class RabbitMqBroker implements Broker {
         });
       }
       return stats;
-    } finally {
-      await channel.close().catch(() => {});
-    }
+    });
   }
 
   async close(drainMs = 0): Promise<void> {
@@ -399,6 +454,16 @@ export class RabbitMqBroker implements Broker {
   }
 }
 
+function deadLetterOf(message: GetMessage): DeadLetter {
+  const headers = message.properties.headers ?? {};
+  return {
+    messageId: String(message.properties.messageId ?? ""),
+    message: JSON.parse(message.content.toString()),
+    reason: String(headers[REASON_HEADER] ?? deadLetterReason(headers)),
+    attempts: Number(headers[ATTEMPT_HEADER] ?? 1),
+  };
+}
+
 function deadLetterReason(headers: Record<string, unknown>): string {
   const deaths = headers["x-death"];
   if (Array.isArray(deaths) && deaths[0] && typeof deaths[0] === "object") {
@@ -491,6 +556,7 @@ class RabbitConsumer implements Consumer {
         attempt,
         maxAttempts: maxAttempts(this.definition),
         redelivered: message.fields.redelivered,
+        replayed: message.properties.headers?.[REPLAYED_HEADER] === 1,
       },
       this.options.timeoutMs,
     );

@@ -10,6 +10,7 @@ import {
   type ReadOptions,
   type StoredUpload,
   UploadMeter,
+  type WriteOptions,
   webStream,
 } from "./file-storage.ts";
 
@@ -32,7 +33,11 @@ class DurableFileWriter extends Writable {
   private unflushed = 0;
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    /** A scratch file is written, not flushed. */
+    private readonly durable: boolean,
+  ) {
     super({ highWaterMark: STREAM_CHUNK_BYTES });
   }
 
@@ -50,7 +55,7 @@ class DurableFileWriter extends Writable {
     const buffers = chunks.map(({ chunk }) => chunk);
     this.handle!.writev(buffers).then((written) => {
       this.unflushed += written.bytesWritten;
-      if (this.unflushed >= FLUSH_EVERY_BYTES && !this.flushing) {
+      if (this.durable && this.unflushed >= FLUSH_EVERY_BYTES && !this.flushing) {
         this.unflushed = 0;
         this.flushing = this.handle!.datasync().finally(() => {
           this.flushing = undefined;
@@ -65,7 +70,7 @@ class DurableFileWriter extends Writable {
   override _final(callback: (error?: Error | null) => void): void {
     (async () => {
       await this.flushing;
-      await this.handle!.datasync();
+      if (this.durable) await this.handle!.datasync();
     })().then(() => callback(), callback);
   }
 
@@ -82,7 +87,8 @@ class DurableFileWriter extends Writable {
 /**
  * File storage in a directory. Objects are written to a `.partial` name, flushed to disk, then
  * renamed into place and the rename flushed too: once a write has answered, a crash or power loss
- * cannot take the object back, so a file record never points at bytes that are gone.
+ * cannot take the object back, so a file record never points at bytes that are gone. Scratch
+ * objects skip the flushes; one promoted to a blob is flushed then.
  */
 export class DiskStorage implements FileStorage {
   private readonly directories = new Set<string>();
@@ -104,15 +110,17 @@ export class DiskStorage implements FileStorage {
     key: string,
     source: Readable | AsyncIterable<Buffer>,
     maxBytes: number,
+    options: WriteOptions = {},
   ): Promise<StoredUpload> {
     const path = this.pathOf(key);
     const partial = `${path}.partial`;
     await this.ensureDirectory(dirname(path));
     const meter = new UploadMeter(maxBytes);
-    const writer = new DurableFileWriter(partial);
+    const writer = new DurableFileWriter(partial, !options.scratch);
     try {
       await pipeline(source, meter.measure.bind(meter), writer);
-      await this.renameDurably(partial, path);
+      if (options.scratch) await rename(partial, path);
+      else await this.renameDurably(partial, path);
       return await meter.result(key);
     } catch (error) {
       // A source that fails at once fails the pipeline while the writer may still be creating its
@@ -133,11 +141,20 @@ export class DiskStorage implements FileStorage {
     }
   }
 
-  /** A second copy of some content simply replaces the first with the same bytes. */
+  /**
+   * A second copy of some content simply replaces the first with the same bytes. The upload is
+   * flushed first, in case it was written as scratch; flushing one already on disk costs little.
+   */
   async promote(uploadKey: string, sha256: string): Promise<string> {
     const key = blobKey(sha256);
     const path = this.pathOf(key);
     await this.ensureDirectory(dirname(path));
+    const upload = await open(this.pathOf(uploadKey), "r+");
+    try {
+      await upload.datasync();
+    } finally {
+      await upload.close();
+    }
     await this.renameDurably(this.pathOf(uploadKey), path);
     return key;
   }
@@ -146,13 +163,14 @@ export class DiskStorage implements FileStorage {
     return readFile(this.pathOf(key));
   }
 
-  async writeBytes(key: string, bytes: Uint8Array): Promise<void> {
+  async writeBytes(key: string, bytes: Uint8Array, options: WriteOptions = {}): Promise<void> {
     const path = this.pathOf(key);
     const partial = `${path}.partial`;
     await this.ensureDirectory(dirname(path));
     try {
-      await writeFile(partial, bytes, { flush: true });
-      await this.renameDurably(partial, path);
+      await writeFile(partial, bytes, { flush: !options.scratch });
+      if (options.scratch) await rename(partial, path);
+      else await this.renameDurably(partial, path);
     } catch (error) {
       await rm(partial, { force: true });
       throw error;

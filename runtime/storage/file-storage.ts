@@ -47,15 +47,29 @@ export interface FileStorage {
    * Streams `source` in, failing (and keeping nothing) past `maxBytes`; resolves to its size,
    * SHA-1 (spec 001's `sha1Hash`) and SHA-256 (the blob address), taken on the way through.
    */
-  write(key: string, source: Readable | AsyncIterable<Buffer>, maxBytes: number): Promise<StoredUpload>;
-  /** Makes an upload the blob of its content; identical content has one blob. */
+  write(
+    key: string,
+    source: Readable | AsyncIterable<Buffer>,
+    maxBytes: number,
+    options?: WriteOptions,
+  ): Promise<StoredUpload>;
+  /** Makes an upload the blob of its content, durably; identical content has one blob. */
   promote(uploadKey: string, sha256: string): Promise<string>;
   readBytes(key: string): Promise<Buffer>;
   /** Writes bytes already in memory (a worker's result). */
-  writeBytes(key: string, bytes: Uint8Array): Promise<void>;
+  writeBytes(key: string, bytes: Uint8Array, options?: WriteOptions): Promise<void>;
   /** The object as a web stream for an HTTP answer, read a chunk at a time as the client takes it. */
   readStream(key: string, options?: ReadOptions): ReadableStream<Uint8Array>;
   remove(key: string): Promise<void>;
+}
+
+export interface WriteOptions {
+  /**
+   * An object read back within the request that wrote it, then removed (a document on its way
+   * to and from the sign worker): nothing outlives the request, so it is not flushed to disk
+   * before the write answers. A crash loses the request, which its caller sees fail. Default false.
+   */
+  scratch?: boolean;
 }
 
 /** How many leading bytes of an upload are kept for sniffing its type. */

@@ -90,3 +90,55 @@ export async function longestAccessTokenTtl(sql: Queryable, fallback: number): P
     select greatest(coalesce(max(access_token_ttl_seconds), 0), ${fallback}::int) as longest from applications`;
   return row!.longest;
 }
+
+/** An application as operators read it: never its secret's hash, only whether it has one. */
+export interface ApplicationRecord {
+  id: string;
+  name: string;
+  type: Application["type"];
+  /** The domain of its tenant; null for a global application. */
+  tenant: string | null;
+  workflowCode: string | null;
+  redirectUris: string[];
+  scopes: string[];
+  implicitAllowed: boolean;
+  grants: string[] | null;
+  accessTokenTtlSeconds: number | null;
+  disabled: boolean;
+  hasSecret: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** At most `limit` applications by id (those of one tenant when `tenantId` is given), after the id `after`. */
+export async function applicationPage(
+  sql: Queryable,
+  filter: { tenantId?: string | undefined; after: string | null; limit: number },
+): Promise<ApplicationRecord[]> {
+  const { tenantId, after, limit } = filter;
+  return sql<ApplicationRecord[]>`
+    select a.id, a.name, a.type, t.domain as tenant, a.workflow_code as "workflowCode",
+           a.redirect_uris as "redirectUris", a.scopes, a.implicit_allowed as "implicitAllowed", a.grants,
+           a.access_token_ttl_seconds as "accessTokenTtlSeconds", a.disabled,
+           a.secret_hash is not null as "hasSecret", a.created_at as "createdAt", a.updated_at as "updatedAt"
+    from applications a left join tenants t on t.id = a.tenant_id
+    where true
+      ${tenantId === undefined ? sql`` : sql`and a.tenant_id = ${tenantId}`}
+      ${after === null ? sql`` : sql`and a.id > ${after}`}
+    order by a.id limit ${limit}`;
+}
+
+/**
+ * Sets the scopes the operators approved for an application and the grants it may use (null:
+ * every grant its scopes allow); false when there is none with that id.
+ */
+export async function setApplicationAccess(
+  sql: Queryable,
+  id: string,
+  access: { scopes: string[]; grants: string[] | null },
+): Promise<boolean> {
+  const rows = await sql`
+    update applications set scopes = ${access.scopes}, grants = ${access.grants}, updated_at = now()
+    where id = ${id} returning id`;
+  return rows.length > 0;
+}

@@ -54,6 +54,13 @@ export async function claimDeliveryTasks(
       phone, email, account, recipient, detail`;
 }
 
+/** Opens again the tasks among `taskIds` that failed, for a job an operator replays. */
+export async function reopenFailedTasks(sql: Queryable, taskIds: string[]): Promise<void> {
+  await sql`
+    update delivery_tasks set sending_status = 'retrying', updated_at = now()
+    where id = any(${taskIds}::uuid[]) and sending_status = 'fail'`;
+}
+
 /** How many of the tasks are still open (pending or retrying). */
 export async function countOpenTasks(sql: Queryable, ids: string[]): Promise<number> {
   const [row] = await sql<{ open: number }[]>`

@@ -1,3 +1,4 @@
+import type { FeedRunTrigger } from "../../contracts/feed.ts";
 import type { Queryable } from "../database.ts";
 
 export interface FeedRun {
@@ -5,7 +6,9 @@ export interface FeedRun {
   trigger: string;
   status: string;
   since: number | null;
-  startedAt: string;
+  queuedAt: string;
+  /** Null while the run waits for a worker. */
+  startedAt: string | null;
   finishedAt: string | null;
   counts: Record<string, unknown>;
   error: string | null;
@@ -18,14 +21,62 @@ export interface FeedReject {
   reason: string;
 }
 
-const RUN_COLUMNS = `id, trigger, status, since::float8 as since, started_at as "startedAt",
-  finished_at as "finishedAt", counts, error`;
+const RUN_COLUMNS = `id, trigger, status, since::float8 as since, queued_at as "queuedAt",
+  started_at as "startedAt", finished_at as "finishedAt", counts, error`;
 
 /** The latest runs of a tenant's feed, newest first. */
 export async function recentFeedRuns(sql: Queryable, tenantId: string, limit: number): Promise<FeedRun[]> {
   return sql<FeedRun[]>`
     select ${sql.unsafe(RUN_COLUMNS)} from feed_runs where tenant_id = ${tenantId}
-    order by started_at desc limit ${limit}`;
+    order by queued_at desc limit ${limit}`;
+}
+
+/**
+ * Records a run of the tenant's feed as asked for, or, when one is already waiting for a worker,
+ * returns that one, which covers this request too.
+ */
+export async function queueFeedRun(
+  sql: Queryable,
+  tenantId: string,
+  trigger: FeedRunTrigger,
+): Promise<FeedRun> {
+  // A run queued by a transaction that committed after this statement began is not in its
+  // snapshot: asked again, the next statement sees it.
+  for (;;) {
+    const [run] = await sql<FeedRun[]>`
+      with queued as (
+        insert into feed_runs (tenant_id, trigger, status) values (${tenantId}, ${trigger}, 'queued')
+        on conflict (tenant_id) where status = 'queued' do nothing
+        returning ${sql.unsafe(RUN_COLUMNS)})
+      select * from queued
+      union all
+      select ${sql.unsafe(RUN_COLUMNS)} from feed_runs where tenant_id = ${tenantId} and status = 'queued'
+      limit 1`;
+    if (run) return run;
+  }
+}
+
+/**
+ * Moves a queued run to running, unless it is no longer queued or another run of its tenant is
+ * running; returns its start (Unix seconds) when it moved.
+ */
+export async function startQueuedFeedRun(
+  sql: Queryable,
+  runId: string,
+  since: number | null,
+): Promise<{ id: string; startedAt: number } | undefined> {
+  try {
+    const [started] = await sql<{ id: string; startedAt: number }[]>`
+      update feed_runs set status = 'running', started_at = now(), heartbeat_at = now(), since = ${since}
+      where id = ${runId} and status = 'queued' and not exists (
+        select 1 from feed_runs other where other.tenant_id = feed_runs.tenant_id and other.status = 'running')
+      returning id, extract(epoch from started_at)::float8 as "startedAt"`;
+    return started;
+  } catch (error) {
+    // The one-running index: another run of the tenant started at the same moment.
+    if ((error as { code?: string }).code === "23505") return undefined;
+    throw error;
+  }
 }
 
 /** One run of a tenant's feed with the rows it rejected (as many as were recorded). */
@@ -52,8 +103,8 @@ export async function startFeedRun(
   run: { tenantId: string; trigger: string; since: number | null },
 ): Promise<{ id: string; startedAt: number } | undefined> {
   const [claimed] = await sql<{ id: string; startedAt: number }[]>`
-    insert into feed_runs (tenant_id, trigger, status, since)
-    values (${run.tenantId}, ${run.trigger}, 'running', ${run.since})
+    insert into feed_runs (tenant_id, trigger, status, since, started_at)
+    values (${run.tenantId}, ${run.trigger}, 'running', ${run.since}, now())
     on conflict (tenant_id) where status = 'running' do nothing
     returning id, extract(epoch from started_at)::float8 as "startedAt"`;
   return claimed;
@@ -72,11 +123,25 @@ export async function runningFeedRun(
   return running;
 }
 
-/** Ends a run whose worker stopped beating, if it is still running. */
-export async function abandonFeedRun(sql: Queryable, runId: string): Promise<void> {
+/** Ends a run that lost its worker (it stopped beating, or is stopping), if it is still running. */
+export async function abandonFeedRun(
+  sql: Queryable,
+  runId: string,
+  reason = "its worker stopped answering",
+): Promise<void> {
   await sql`
-    update feed_runs set status = 'abandoned', finished_at = now(), error = 'its worker stopped answering'
+    update feed_runs set status = 'abandoned', finished_at = now(), error = ${reason}
     where id = ${runId} and status = 'running'`;
+}
+
+/** How many runs of the tenant's feed failed since its last successful one. */
+export async function failedFeedRunsInARow(sql: Queryable, tenantId: string): Promise<number> {
+  const [row] = await sql<{ failed: number }[]>`
+    select count(*)::int as failed from feed_runs
+    where tenant_id = ${tenantId} and status = 'failed' and queued_at > coalesce(
+      (select max(queued_at) from feed_runs where tenant_id = ${tenantId} and status = 'succeeded'),
+      '-infinity')`;
+  return row!.failed;
 }
 
 /** A run's status and whether its heartbeat is older than `staleSeconds`. */
@@ -116,7 +181,7 @@ export async function succeedFeedRun(sql: Queryable, runId: string, counts: obje
     where id = ${runId}`;
 }
 
-/** Marks a run failed with its error (its first 2,000 characters) and the counts so far. */
+/** Marks a run that has not ended failed, with its error (its first 2,000 characters) and the counts so far. */
 export async function failFeedRun(
   sql: Queryable,
   runId: string,
@@ -126,12 +191,12 @@ export async function failFeedRun(
   await sql`
     update feed_runs set status = 'failed', finished_at = now(), error = ${error.slice(0, 2000)},
            counts = ${sql.json(counts as never)}
-    where id = ${runId}`;
+    where id = ${runId} and status in ('queued', 'running')`;
 }
 
 /** Deletes the tenant's finished runs but the latest `kept`. */
 export async function pruneFeedRuns(sql: Queryable, tenantId: string, kept: number): Promise<void> {
   await sql`
-    delete from feed_runs where tenant_id = ${tenantId} and status <> 'running' and id not in (
-      select id from feed_runs where tenant_id = ${tenantId} order by started_at desc limit ${kept})`;
+    delete from feed_runs where tenant_id = ${tenantId} and status not in ('queued', 'running') and id not in (
+      select id from feed_runs where tenant_id = ${tenantId} order by queued_at desc limit ${kept})`;
 }

@@ -83,6 +83,8 @@ export interface DeliveryTaskStatus {
   readingStatus: "read" | "unread" | "unknown";
   sentAt: Date | null;
   readAt: Date | null;
+  /** Why it failed (or, for app_sms, how each leg went); for operators, not spec 000's answer. */
+  detail: string | null;
 }
 
 /** The delivery tasks of the notifications, by notification, channel asked for and position. */
@@ -92,7 +94,8 @@ export async function deliveryTasksOf(
 ): Promise<DeliveryTaskStatus[]> {
   return sql<DeliveryTaskStatus[]>`
     select id, notification_id as "notificationId", channel, phone, email, account,
-           sending_status as "sendingStatus", reading_status as "readingStatus", sent_at as "sentAt", read_at as "readAt"
+           sending_status as "sendingStatus", reading_status as "readingStatus", sent_at as "sentAt",
+           read_at as "readAt", detail
     from delivery_tasks where notification_id = any(${notificationIds}::uuid[])
     order by notification_id, requested_channel, position`;
 }

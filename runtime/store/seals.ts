@@ -79,3 +79,45 @@ export async function readSealImage(sql: Queryable, id: string): Promise<SealIma
     select version, width, height, image from seals where id = ${id}`;
   return row;
 }
+
+/** A seal as operators list it: what it is, not its image. */
+export interface SealRecord {
+  code: string;
+  /** The domain of its tenant; null for a platform-wide seal. */
+  tenant: string | null;
+  name: string;
+  width: number;
+  height: number;
+  version: number;
+  updatedAt: Date;
+  /** The image's size in bytes. */
+  size: number;
+}
+
+/** Where a page of seals continues: after this code and tenant domain ("" for platform-wide seals). */
+export interface SealKey {
+  code: string;
+  tenant: string;
+}
+
+/** At most `limit` seals by code, then tenant domain (platform-wide ones first), after `after`. */
+export async function sealPage(sql: Queryable, after: SealKey | null, limit: number): Promise<SealRecord[]> {
+  return sql<SealRecord[]>`
+    select s.code, t.domain as tenant, s.name, s.width, s.height, s.version, s.updated_at as "updatedAt",
+           octet_length(s.image) as size
+    from seals s left join tenants t on t.id = s.tenant_id
+    ${after === null ? sql`` : sql`where (s.code, coalesce(t.domain, '')) > (${after.code}, ${after.tenant})`}
+    order by s.code, coalesce(t.domain, '') limit ${limit}`;
+}
+
+/** The image of the seal `code` of a tenant, or the platform-wide one when `tenantId` is null. */
+export async function sealImageByCode(
+  sql: Queryable,
+  code: string,
+  tenantId: string | null,
+): Promise<{ image: Buffer; version: number } | undefined> {
+  const [row] = await sql<{ image: Buffer; version: number }[]>`
+    select image, version from seals
+    where code = ${code} and ${tenantId === null ? sql`tenant_id is null` : sql`tenant_id = ${tenantId}`}`;
+  return row;
+}

@@ -37,3 +37,27 @@ export async function tenantByDomain(sql: Queryable, domain: string): Promise<Te
   const [row] = await sql<Tenant[]>`select id, domain, name from tenants where domain = ${domain}`;
   return row;
 }
+
+/** A tenant as operators read it: every field its bootstrap entry sets, and when it was written. */
+export interface TenantRecord extends Tenant {
+  style: string | null;
+  logo: string | null;
+  banner: string | null;
+  copyright: string | null;
+  settings: { workflow?: { reminder?: WorkflowReminder } };
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** At most `limit` tenants by domain, those after the domain `after` when given. */
+export async function tenantPage(
+  sql: Queryable,
+  after: string | null,
+  limit: number,
+): Promise<TenantRecord[]> {
+  return sql<TenantRecord[]>`
+    select id, domain, name, style, logo, banner, copyright, settings,
+           created_at as "createdAt", updated_at as "updatedAt"
+    from tenants ${after === null ? sql`` : sql`where domain > ${after}`}
+    order by domain limit ${limit}`;
+}

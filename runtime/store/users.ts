@@ -151,3 +151,45 @@ export async function userProfile(
       and (${tenantId ?? null}::uuid is null or u.tenant_id = ${tenantId ?? null}::uuid)`;
   return row;
 }
+
+/** An account as operators read it: never its password's hash, only whether it has one. */
+export interface UserRecord {
+  id: string;
+  account: string;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  title: string | null;
+  mailEnabled: boolean;
+  disabled: boolean;
+  hasPassword: boolean;
+  /** Who wrote it: `FEED` for the enterprise feed's accounts, `PUSH` for the others. */
+  source: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `LIKE` text matching what starts with `prefix`, its wildcards taken literally. */
+const startsWith = (prefix: string) => `${prefix.replace(/[\\%_]/g, "\\$&")}%`;
+
+/**
+ * At most `limit` accounts of a tenant by account, after the account `after`: those whose account
+ * starts with `keyword` (case-insensitively) when given, and without the feed's when `notFromFeed`.
+ */
+export async function userPage(
+  sql: Queryable,
+  tenantId: string,
+  filter: { after: string | null; limit: number; keyword?: string | undefined; notFromFeed?: boolean },
+): Promise<UserRecord[]> {
+  const { after, limit, keyword, notFromFeed } = filter;
+  return sql<UserRecord[]>`
+    select id, account, name, email, phone, title, mail_enabled as "mailEnabled", disabled,
+           password_hash is not null as "hasPassword", source,
+           created_at as "createdAt", updated_at as "updatedAt"
+    from users
+    where tenant_id = ${tenantId}
+      ${keyword ? sql`and lower(account) like ${startsWith(keyword.toLowerCase())}` : sql``}
+      ${notFromFeed ? sql`and source <> 'FEED'` : sql``}
+      ${after === null ? sql`` : sql`and account > ${after}`}
+    order by account limit ${limit}`;
+}

@@ -83,7 +83,11 @@ class FeedProvider {
 
 interface Run {
   id: string;
+  trigger: string;
   status: string;
+  queuedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
   since: number | null;
   counts: Record<
     Entity,
@@ -100,6 +104,23 @@ for (const mode of await testModes()) {
     let token: string;
     const incremental = new FeedProvider((entity) => `get_${entity}_since`);
     const legacy = new FeedProvider((entity) => entity);
+    /** A scheduled feed whose addresses do not exist: every run fails. */
+    const SCHEDULED_FAILING_FEED = () => ({
+      tenant: "c.edu",
+      url: incremental.url,
+      addresses: "gone_{entity}",
+      authorizationEnv: "TEST_FEED_AUTHORIZATION",
+      intervalSeconds: 3600,
+    });
+
+    async function feed(domain: string) {
+      return (await (await admin(domain)).json()) as {
+        enabled: boolean;
+        nextRunAt: string | null;
+        retryAt: string | null;
+        runs: Run[];
+      };
+    }
 
     const admin = (path: string, method = "GET") =>
       fetch(`${platform.url}/admin/feeds/${path}`, {
@@ -111,20 +132,25 @@ for (const mode of await testModes()) {
       return ((await (await admin(domain)).json()) as { runs: Run[] }).runs;
     }
 
-    /** Triggers a run on the admin API and waits for it to finish. */
-    async function sync(domain: string): Promise<Run> {
-      const before = (await runs(domain)).length;
-      assert.equal((await admin(`${domain}/runs`, "POST")).status, 202);
-      let latest: Run[] = [];
+    /** Waits for a run to end. */
+    async function ended(domain: string, runId: string): Promise<Run> {
+      let run: Run | undefined;
       await waitFor(
         async () => {
-          latest = await runs(domain);
-          return latest.length > before && latest[0]!.status !== "running";
+          run = (await (await admin(`${domain}/runs/${runId}`)).json()) as Run;
+          return run.status !== "queued" && run.status !== "running";
         },
         20_000,
-        `a run of the feed of ${domain}`,
+        `run ${runId} of the feed of ${domain}`,
       );
-      return latest[0]!;
+      return run!;
+    }
+
+    /** Triggers a run on the admin API and waits for it to finish. */
+    async function sync(domain: string): Promise<Run> {
+      const response = await admin(`${domain}/runs`, "POST");
+      assert.equal(response.status, 202);
+      return ended(domain, ((await response.json()) as Run).id);
     }
 
     async function holders(position: string, domain = "a.edu"): Promise<string[]> {
@@ -157,6 +183,7 @@ for (const mode of await testModes()) {
         tenants: [
           { domain: "a.edu", name: "University A" },
           { domain: "b.edu", name: "University B" },
+          { domain: "c.edu", name: "University C" },
         ],
         applications: [
           { id: "hr-global", secret: HR_SECRET, name: "HR", scopes: ["sys_triple", "sys_triple_edit"] },
@@ -175,6 +202,7 @@ for (const mode of await testModes()) {
             authorizationEnv: "TEST_FEED_AUTHORIZATION",
             intervalSeconds: 0,
           },
+          SCHEDULED_FAILING_FEED(),
         ],
       };
       env = await withBootstrap({ ...prepared.env, ADMIN_TOKEN }, bootstrap);
@@ -390,6 +418,107 @@ for (const mode of await testModes()) {
       assert.deepEqual([...asked], [recovered.since], "a failed run does not move the timestamp");
       assert.equal((await user("li")).entities[0]!.name, "Changed name");
       assert.ok(!(await holders("AI:*")).includes("chen"));
+    });
+
+    it("answers a trigger with the queued run and its address; a run still waiting answers again", async () => {
+      const response = await admin("a.edu/runs", "POST");
+      assert.equal(response.status, 202);
+      const run = (await response.json()) as Run;
+      assert.equal(run.status, "queued");
+      assert.equal(run.trigger, "manual");
+      assert.equal(run.startedAt, null);
+      assert.ok(Date.parse(run.queuedAt) > Date.now() - 10_000);
+      const location = response.headers.get("location");
+      assert.equal(location, `/admin/feeds/a.edu/runs/${run.id}`);
+      const done = await ended("a.edu", run.id);
+      assert.equal(done.status, "succeeded", done.error ?? "");
+      assert.ok(done.startedAt && Date.parse(done.startedAt) >= Date.parse(run.queuedAt));
+      const listed = await fetch(`${platform.url}${location}`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      assert.equal(((await listed.json()) as Run).id, run.id);
+    });
+
+    it("tries a scheduled feed's failed run again after 30 s, then 5 min, then at its schedule", async () => {
+      const failedAt = (run: Run) => Date.parse(run.finishedAt!);
+      const seconds = (from: number, to: string | null) => (Date.parse(to!) - from) / 1000;
+      let first: Run | undefined;
+      await waitFor(
+        async () => {
+          first = (await feed("c.edu")).runs.at(-1);
+          return first !== undefined && first.status === "failed";
+        },
+        20_000,
+        "the scheduled run at start to fail",
+      );
+      assert.equal(first!.trigger, "schedule");
+      assert.match(first!.error!, /^users: the feed answered HTTP 404/);
+      let state = await feed("c.edu");
+      assert.ok(Math.abs(seconds(failedAt(first!), state.retryAt) - 30) < 5, `retry at ${state.retryAt}`);
+      assert.ok(Math.abs(seconds(failedAt(first!), state.nextRunAt) - 3600) < 10);
+
+      const second = await sync("c.edu");
+      assert.equal(second.status, "failed");
+      state = await feed("c.edu");
+      assert.ok(Math.abs(seconds(failedAt(second), state.retryAt) - 300) < 5, `retry at ${state.retryAt}`);
+
+      const third = await sync("c.edu");
+      assert.equal(third.status, "failed");
+      state = await feed("c.edu");
+      assert.equal(state.retryAt, null, "after the second retry, the schedule");
+      assert.ok(state.nextRunAt !== null);
+
+      const admin_only = await feed("a.edu");
+      assert.equal(admin_only.nextRunAt, null, "a feed run on the admin API only has no schedule");
+      assert.equal(admin_only.retryAt, null, "and its failed runs are not tried again");
+    });
+
+    it("follows a feed's new interval at once, and refuses to queue a run of a disabled feed", async () => {
+      const shortened = await fetch(`${platform.url}/admin/bootstrap`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ feeds: [{ ...SCHEDULED_FAILING_FEED(), intervalSeconds: 120 }] }),
+      });
+      assert.equal(shortened.status, 200, await shortened.text());
+      const next = Date.parse((await feed("c.edu")).nextRunAt!);
+      assert.ok(next <= Date.now() + 121_000, `the next run at ${new Date(next).toISOString()}`);
+      const disabled = await fetch(`${platform.url}/admin/bootstrap`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ feeds: [{ ...SCHEDULED_FAILING_FEED(), enabled: false }] }),
+      });
+      assert.equal(disabled.status, 200, await disabled.text());
+      const refused = await admin("c.edu/runs", "POST");
+      assert.equal(refused.status, 409);
+      assert.match(((await refused.json()) as { error: string }).error, /disabled/);
+      const state = await feed("c.edu");
+      assert.equal(state.enabled, false);
+      assert.equal(state.nextRunAt, null);
+    });
+
+    it("lists every tenant's feed with its latest run, a page at a time", async () => {
+      type Listing = { tenant: string; lastRun: { id: string; status: string } | null };
+      const list = (query: string) =>
+        fetch(`${platform.url}/admin/feeds?${query}`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+      const first = (await (await list("limit=2")).json()) as { items: Listing[]; next: string | null };
+      assert.deepEqual(
+        first.items.map((item) => item.tenant),
+        ["a.edu", "b.edu"],
+      );
+      assert.ok(first.next);
+      assert.deepEqual(first.items[0]!.lastRun?.id, (await feed("a.edu")).runs[0]!.id);
+      const rest = (await (await list(`limit=2&after=${first.next}`)).json()) as {
+        items: Listing[];
+        next: string | null;
+      };
+      assert.deepEqual(
+        rest.items.map((item) => [item.tenant, item.lastRun?.status]),
+        [["c.edu", "failed"]],
+      );
+      assert.equal(rest.next, null);
+      assert.equal((await list("after=not-a-cursor")).status, 400);
     });
 
     it("gives a provider without timestamps a full sync that disables what it leaves out", async () => {

@@ -95,6 +95,21 @@ for (const kind of kinds) {
       await close();
     });
 
+    it("keeps scratch objects whole, and makes a scratch upload a blob like any other", async () => {
+      const { storage, keys, close } = await kind.open();
+      const upload = await storage.write("uploads/s", Readable.from(chunks(3, 1000)), 5000, {
+        scratch: true,
+      });
+      assert.equal(upload.size, 3000);
+      await storage.writeBytes("sealed/s.pdf", Buffer.from("%PDF-1.7 sealed"), { scratch: true });
+      assert.equal((await storage.readBytes("sealed/s.pdf")).toString(), "%PDF-1.7 sealed");
+      const blob = await storage.promote(upload.key, upload.sha256);
+      assert.deepEqual(await storage.readBytes(blob), Buffer.concat([...chunks(3, 1000)]));
+      await storage.remove("sealed/s.pdf");
+      assert.deepEqual(await keys(), [blob]);
+      await close();
+    });
+
     it("reads a byte range, and removes", async () => {
       const { storage, keys, close } = await kind.open();
       await storage.writeBytes("results/r", Buffer.from("0123456789"));

@@ -141,6 +141,70 @@ for (const subject of subjects) {
       assert.equal(letters[0]!.reason, "recipient does not exist");
     });
 
+    it("acknowledges a refused job, answering its caller with the error, and dead-letters nothing", async () => {
+      const q = queue([50, 50]);
+      await broker.declare([q]);
+      const { seen, handler } = recorder(() => ({
+        outcome: "refused",
+        reason: "not a PDF",
+        code: ErrorCode.Unprocessable,
+      }));
+      await broker.consume(q.name, handler, { concurrency: 1, timeoutMs: 5000 });
+      await assert.rejects(
+        broker.request(q.name, { job: "refused" }, { timeoutMs: 5000 }),
+        (error: unknown) => {
+          assert.ok(error instanceof PlatformError);
+          assert.equal(error.code, ErrorCode.Unprocessable);
+          assert.equal(error.message, "not a PDF");
+          return true;
+        },
+      );
+      await broker.publish(q.name, { job: "refused without a caller" });
+      await waitFor(() => seen.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(seen.length, 2, "never tried again");
+      assert.deepEqual(await broker.takeDeadLetters(q.name, 10), []);
+      assert.equal((await broker.queueStats()).find((stats) => stats.queue === q.name)?.ready, 0);
+    });
+
+    it("lists dead letters in place, replays one or the rest as new jobs, and purges", async () => {
+      const q = queue();
+      await broker.declare([q]);
+      let healthy = false;
+      const { seen, handler } = recorder(() =>
+        healthy ? { outcome: "done" } : { outcome: "fail", reason: "the provider is broken" },
+      );
+      await broker.consume(q.name, handler, { concurrency: 1, timeoutMs: 5000 });
+      for (const n of [1, 2, 3, 4]) await broker.publish(q.name, { n }, { messageId: `letter-${n}` });
+      await waitFor(async () => (await broker.peekDeadLetters(q.name, 10)).length === 4);
+      const listed = await broker.peekDeadLetters(q.name, 10);
+      assert.deepEqual(
+        listed.map((letter) => [letter.messageId, letter.message, letter.reason]),
+        [1, 2, 3, 4].map((n) => [`letter-${n}`, { n }, "the provider is broken"]),
+      );
+      assert.deepEqual(await broker.peekDeadLetters(q.name, 10), listed, "listing takes nothing away");
+      assert.deepEqual(await broker.peekDeadLetters(q.name, 2), listed.slice(0, 2));
+
+      healthy = true;
+      assert.equal(await broker.replayDeadLetters(q.name, { messageId: "letter-3", limit: 1 }), 1);
+      await waitFor(() => seen.some((delivery) => delivery.context.messageId === "letter-3" && healthy));
+      const replayed = seen.at(-1)!;
+      assert.deepEqual(replayed.message, { n: 3 });
+      assert.equal(replayed.context.attempt, 1, "a replay is a new first attempt");
+      assert.deepEqual(
+        (await broker.peekDeadLetters(q.name, 10)).map((letter) => letter.messageId),
+        ["letter-1", "letter-2", "letter-4"],
+      );
+      assert.equal(await broker.replayDeadLetters(q.name, { messageId: "no-such-letter", limit: 1 }), 0);
+      assert.equal(await broker.replayDeadLetters(q.name, { limit: 1 }), 1, "the oldest");
+      await waitFor(() => seen.length === 6);
+      assert.deepEqual(seen.at(-1)!.message, { n: 1 });
+
+      assert.equal(await broker.purgeDeadLetters(q.name), 2);
+      assert.deepEqual(await broker.peekDeadLetters(q.name, 10), []);
+      assert.equal((await broker.queueStats()).find((stats) => stats.queue === q.name)?.dead, 0);
+    });
+
     it("counts a handler that throws or overruns its timeout as a retry", async () => {
       const q = queue([50]);
       await broker.declare([q]);

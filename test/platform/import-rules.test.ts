@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contracts: ["contracts"],
   plugins: ["contracts", "plugins"],
-  runtime: ["contracts", "runtime"],
+  runtime: ["contracts", "runtime", "plugins"],
   workflow: ["contracts", "runtime", "workflow"],
   gateway: ["contracts", "runtime", "workflow", "gateway"],
   workers: ["contracts", "runtime", "workflow", "plugins", "workers"],
@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 /** Packages that tie code to a surface: the engine's rules must run without them. */
 const FORBIDDEN_PACKAGES: Record<string, RegExp> = { workflow: /^(hono|@hono\/)/ };
 
-/** The folders `tsc` checks: every .ts file of the project. */
+/** The folders `tsc` checks: every .ts and .tsx file of the project. */
 const PROJECT_FOLDERS: readonly string[] = JSON.parse(
   await readFile(join(ROOT, "tsconfig.json"), "utf8"),
 ).include;
@@ -26,7 +26,7 @@ const PROJECT_FOLDERS: readonly string[] = JSON.parse(
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
   return entries
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
 }
 

@@ -34,7 +34,7 @@ async function codeFiles(): Promise<string[]> {
   for (const folder of CODE_FOLDERS) {
     const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
     for (const entry of entries) {
-      if (entry.isFile() && /\.(ts|mts)$/.test(entry.name))
+      if (entry.isFile() && /\.(ts|mts|tsx)$/.test(entry.name))
         files.push(relative(ROOT, join(entry.parentPath, entry.name)).replaceAll("\\", "/"));
     }
   }

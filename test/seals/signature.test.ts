@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import { metricSamples } from "../support/metric-samples.ts";
 import { makePdf, sealPng } from "../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, tempDir, testModes } from "../support/platform.ts";
 import { decodeQr, drawnSeals, pdfsig } from "../support/sealed-pdf-reader.ts";
@@ -280,6 +281,10 @@ for (const mode of await testModes()) {
         assert.equal(answer.json?.total, 0, name);
         assert.match(answer.json?.error ?? "", message, name);
       }
+      // A caller's bad document is answered, not left in the dead queue for an operator.
+      const metrics = metricSamples(await (await fetch(`${platform.url}/metrics`)).text());
+      assert.equal(metrics.get('queue_messages{queue="sign",state="dead"}'), 0);
+      assert.ok((metrics.get('jobs_total{queue="sign",outcome="refused"}') ?? 0) >= 4);
     });
 
     it("refuses a PDF that already carries a signature, which sealing would break", async () => {

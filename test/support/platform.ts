@@ -5,6 +5,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { type RunningProcess, startAllInOne } from "../../bin/processes.ts";
 import { loadConfig } from "../../runtime/config.ts";
+import { freshVhost } from "./rabbit.ts";
 import { realServices, realServicesSkip } from "./services.ts";
 
 /** A way of running the platform: everything embedded, or on the real Postgres and RabbitMQ. */
@@ -60,13 +61,16 @@ export async function testModes(): Promise<TestMode[]> {
       async prepare() {
         const services = await realServices();
         if (!services) throw new Error(`the distributed mode needs the real services: ${skip}`);
-        const db = await freshDatabase(services.databaseUrl);
-        const dir = await tempDir();
+        // A virtual host of its own: queues, retries and dead letters of other suites stay out.
+        const [db, vhost, dir] = await Promise.all([
+          freshDatabase(services.databaseUrl),
+          freshVhost(services.amqpUrl),
+          tempDir(),
+        ]);
         return {
-          env: { DATABASE_URL: db.url, AMQP_URL: services.amqpUrl, DATA_DIR: dir.path },
+          env: { DATABASE_URL: db.url, AMQP_URL: vhost.url, DATA_DIR: dir.path },
           async cleanup() {
-            await db.drop();
-            await dir.remove();
+            await Promise.all([db.drop(), vhost.delete(), dir.remove()]);
           },
         };
       },

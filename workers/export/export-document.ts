@@ -51,7 +51,10 @@ export function exportDocument(deps: ExportDeps) {
       const reply: ExportResult = { mime: EXPORT_MIME[job.format], outputs };
       return { outcome: "done", reply };
     } catch (error) {
-      if (error instanceof PlatformError) return { outcome: "fail", reason: error.message, code: error.code };
+      // What the platform refused (a missing template, a broken one, a source out of reach) is
+      // answered to the caller, who waits for it; a replay of the job would help nobody.
+      if (error instanceof PlatformError)
+        return { outcome: "refused", reason: error.message, code: error.code };
       context.log.error({ err: error }, "export failed");
       return {
         outcome: "fail",

@@ -10,16 +10,23 @@ import { analyzeDirectory, mergeFeed } from "../../runtime/store/feed-merge.ts";
 import {
   abandonFeedRun,
   beatFeedRun,
+  failedFeedRunsInARow,
   failFeedRun,
   feedRunState,
   insertFeedRejects,
   pruneFeedRuns,
   runningFeedRun,
   startFeedRun,
+  startQueuedFeedRun,
   succeedFeedRun,
 } from "../../runtime/store/feed-runs.ts";
 import { clearStage, FeedStage } from "../../runtime/store/feed-stage.ts";
-import { type FeedSettings, feedSettings, setFeedSyncedSince } from "../../runtime/store/feeds.ts";
+import {
+  type FeedSettings,
+  feedSettings,
+  scheduleFeedRetry,
+  setFeedSyncedSince,
+} from "../../runtime/store/feeds.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { FeedFormatError, feedEntities } from "./feed-response-stream.ts";
 import { readFeedRow } from "./feed-rows.ts";
@@ -43,6 +50,11 @@ const MAX_RECORDED_REJECTS = 1000;
 const ANALYZE_AFTER_ROWS = 10_000;
 /** Runs kept per tenant for the admin API. */
 const RUNS_KEPT = 200;
+/**
+ * After the first and the second failure in a row, a scheduled feed is tried again this much later
+ * (when that comes before its next scheduled run); after more, at its next scheduled run.
+ */
+const RETRY_DELAYS_SECONDS = [30, 300];
 
 export interface EntityCounts {
   received: number;
@@ -76,6 +88,50 @@ export function addressOf(
 
 type Claim = { runId: string; startedAt: number } | { covered: true } | { busy: true };
 
+/** Ends a run whose worker stopped beating, and drops the rows it had staged. */
+async function abandonDeadRun(sql: Sql, runId: string): Promise<void> {
+  await abandonFeedRun(sql, runId);
+  await clearStage(sql, runId);
+}
+
+/**
+ * Starts the queued run a job names. A run already started by another job for it, or ended,
+ * covers the job; a run abandoned by its worker is followed by a new one (undefined).
+ */
+async function claimQueuedRun(
+  deps: FeedDeps,
+  job: FeedSyncJob & { runId: string },
+  since: number | null,
+  context: JobContext,
+): Promise<Claim | undefined> {
+  const { sql, staleAfterSeconds } = deps;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const run = await feedRunState(sql, job.runId, staleAfterSeconds);
+    if (!run || run.status === "abandoned") return undefined;
+    if (run.status === "succeeded" || run.status === "failed") return { covered: true };
+    if (run.status === "running") {
+      if (run.stale) {
+        await abandonDeadRun(sql, job.runId);
+        return undefined;
+      }
+      // Handed out again, the job may be the one whose worker died holding the run: it waits for
+      // the run to end or go stale rather than trusting it.
+      if (!context.redelivered) return { covered: true };
+      await runEnd(deps, job.runId, context.signal);
+      continue;
+    }
+    const running = await runningFeedRun(sql, job.tenantId, staleAfterSeconds);
+    if (running?.stale) {
+      await abandonDeadRun(sql, running.id);
+      continue;
+    }
+    if (running) return { busy: true };
+    const started = await startQueuedFeedRun(sql, job.runId, since);
+    if (started) return { runId: started.id, startedAt: Math.floor(started.startedAt) };
+  }
+  return { busy: true };
+}
+
 /**
  * One run per tenant at a time: a unique index admits a single `running` row. A run that stopped
  * beating is abandoned and replaced; a live one started after this job was asked for covers it.
@@ -88,6 +144,10 @@ async function claimRun(
   since: number | null,
   context: JobContext,
 ): Promise<Claim> {
+  if (job.runId) {
+    const claimed = await claimQueuedRun(deps, { ...job, runId: job.runId }, since, context);
+    if (claimed) return claimed;
+  }
   const { sql, staleAfterSeconds } = deps;
   for (let attempt = 0; attempt < 10; attempt++) {
     const claimed = await startFeedRun(sql, { tenantId: job.tenantId, trigger: job.trigger, since });
@@ -95,8 +155,7 @@ async function claimRun(
     const running = await runningFeedRun(sql, job.tenantId, staleAfterSeconds);
     if (!running) continue;
     if (running.stale) {
-      await abandonFeedRun(sql, running.id);
-      await clearStage(sql, running.id);
+      await abandonDeadRun(sql, running.id);
       continue;
     }
     const covers = running.startedMs >= job.requestedAt;
@@ -131,6 +190,7 @@ export function syncFeed(deps: FeedDeps) {
     const settings = await feedSettings(sql, job.tenantId);
     if (!settings?.enabled) {
       context.log.info({ tenantId: job.tenantId }, "no enabled feed for this tenant; nothing to sync");
+      if (job.runId) await failFeedRun(sql, job.runId, "the feed was disabled before the run started", {});
       return { outcome: "done" };
     }
     const claim = await claimRun(deps, job, settings.syncedSince, context);
@@ -179,12 +239,25 @@ export function syncFeed(deps: FeedDeps) {
       return { outcome: "done" };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await failFeedRun(sql, runId, message, counts);
-      if (error instanceof FeedUnavailable || context.signal.aborted) {
-        log.warn({ err: message }, "feed run failed; the directory is unchanged");
+      if (context.signal.aborted) {
+        // The worker is stopping: the job goes back to the queue and another worker runs it anew.
+        await abandonFeedRun(sql, runId, "its worker stopped before the run ended");
         return { outcome: "retry", reason: message };
       }
-      throw error;
+      if (!(error instanceof FeedUnavailable)) {
+        await failFeedRun(sql, runId, message, counts);
+        throw error;
+      }
+      // A provider's failure is the run's outcome, recorded with its retry in one step, so whoever
+      // sees the failed run sees when it is tried again.
+      const failures = await sql.begin(async (tx) => {
+        await failFeedRun(tx, runId, message, counts);
+        const inARow = await failedFeedRunsInARow(tx, job.tenantId);
+        await scheduleFeedRetry(tx, job.tenantId, RETRY_DELAYS_SECONDS[inARow - 1] ?? null);
+        return inARow;
+      });
+      log.warn({ err: message, failures }, "feed run failed; the directory is unchanged");
+      return { outcome: "done" };
     } finally {
       clearInterval(heartbeat);
       await clearStage(sql, runId);

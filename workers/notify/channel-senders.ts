@@ -1,55 +1,83 @@
-import { isAbsolute, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
-import type { ChannelPlugin } from "../../contracts/channel-plugin.ts";
-import type { BuiltInPluginName } from "../../contracts/channels.ts";
-import { firstIssueMessage } from "../../contracts/validation-issue.ts";
-import { ConfigError } from "../../runtime/config.ts";
+import { loadChannel } from "../../runtime/channel-plugins.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { GatedSender } from "./gated-sender.ts";
 
-type PluginModule = Promise<{ default: ChannelPlugin<unknown> }>;
-
-/** The plugins that ship with the platform, by the name a channel's `plugin` field gives. */
-const BUILT_IN_PLUGINS: Record<BuiltInPluginName, () => PluginModule> = {
-  email: () => import("../../plugins/email/email-plugin.ts") as PluginModule,
-  sms: () => import("../../plugins/sms/sms-plugin.ts") as PluginModule,
-  app: () => import("../../plugins/app/app-plugin.ts") as PluginModule,
-  msgapp_template: () => import("../../plugins/msgapp-template/msgapp-template-plugin.ts") as PluginModule,
-  "http-channel": () => import("../../plugins/http-channel/http-channel-plugin.ts") as PluginModule,
-};
-
-async function loadPlugin(reference: string): Promise<ChannelPlugin<unknown>> {
-  const builtIn = Object.hasOwn(BUILT_IN_PLUGINS, reference)
-    ? BUILT_IN_PLUGINS[reference as BuiltInPluginName]
-    : undefined;
-  if (builtIn) return (await builtIn()).default;
-  // A path to a module, or an npm package name.
-  const specifier =
-    reference.startsWith(".") || isAbsolute(reference) ? pathToFileURL(resolve(reference)).href : reference;
-  const module = (await import(specifier)) as { default?: ChannelPlugin<unknown> };
-  const plugin = module.default;
-  if (!plugin || typeof plugin.create !== "function" || !plugin.configSchema) {
-    throw new ConfigError(`channel plugin ${reference} has no default export made with defineChannelPlugin`);
-  }
-  return plugin;
+/** A channel's sender, its configuration's variables read from this process's environment. */
+export async function channelSender(
+  channel: BootstrapChannel,
+  log: Logger,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<GatedSender> {
+  const { plugin, config } = await loadChannel(channel, env, "refuse");
+  const sender = await plugin.create(config, log.child({ channel: channel.name }));
+  return new GatedSender(sender, channel.maxInFlight, channel.ratePerSecond);
 }
 
-/** Every configured channel's sender, built once at start; a wrong plugin config stops the process. */
-export async function loadChannelSenders(
-  channels: readonly BootstrapChannel[],
-  log: Logger,
-): Promise<Map<string, GatedSender>> {
-  const senders = new Map<string, GatedSender>();
-  for (const channel of channels) {
-    const plugin = await loadPlugin(channel.plugin);
-    const config = plugin.configSchema.safeParse(channel.config);
-    if (!config.success) {
-      const problem = firstIssueMessage(config.error.issues, { under: "config" });
-      throw new ConfigError(`channel ${channel.name}: ${problem}`);
-    }
-    const sender = await plugin.create(config.data, log.child({ channel: channel.name }));
-    senders.set(channel.name, new GatedSender(sender, channel.maxInFlight, channel.ratePerSecond));
+/**
+ * The senders of the configured channels, kept current: a channel changed is rebuilt and swapped
+ * in, the old sender closed once the sends it started have had their time; one removed is closed.
+ * A change that cannot be built (a variable this process lacks) keeps the sender it had.
+ */
+export class ChannelSenders {
+  readonly #senders = new Map<string, GatedSender>();
+  readonly #configured = new Map<string, string>();
+
+  constructor(
+    private readonly log: Logger,
+    /** How long a replaced sender stays open for the sends it started. */
+    private readonly graceMs: number,
+  ) {}
+
+  get(channel: string): GatedSender | undefined {
+    return this.#senders.get(channel);
   }
-  return senders;
+
+  /** Builds every channel; at start a channel that cannot be built stops the process. */
+  async start(channels: readonly BootstrapChannel[]): Promise<void> {
+    for (const channel of channels) {
+      this.#senders.set(channel.name, await channelSender(channel, this.log));
+      this.#configured.set(channel.name, JSON.stringify(channel));
+    }
+  }
+
+  /** Brings the senders in line with the channels as configured now. */
+  async update(channels: readonly BootstrapChannel[]): Promise<void> {
+    const names = new Set(channels.map((channel) => channel.name));
+    for (const channel of channels) {
+      const configured = JSON.stringify(channel);
+      if (this.#configured.get(channel.name) === configured) continue;
+      try {
+        const sender = await channelSender(channel, this.log);
+        this.#retire(this.#senders.get(channel.name));
+        this.#senders.set(channel.name, sender);
+        this.#configured.set(channel.name, configured);
+        this.log.info({ channel: channel.name }, "channel reconfigured");
+      } catch (error) {
+        this.log.error(
+          { channel: channel.name, err: (error as Error).message },
+          "channel change not applied",
+        );
+      }
+    }
+    for (const name of [...this.#senders.keys()]) {
+      if (names.has(name)) continue;
+      this.#retire(this.#senders.get(name));
+      this.#senders.delete(name);
+      this.#configured.delete(name);
+      this.log.info({ channel: name }, "channel removed");
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#senders.values()].map((sender) => sender.close()));
+    this.#senders.clear();
+  }
+
+  #retire(sender: GatedSender | undefined): void {
+    if (!sender) return;
+    setTimeout(() => {
+      sender.close().catch((error: Error) => this.log.warn({ err: error.message }, "closing a sender"));
+    }, this.graceMs).unref();
+  }
 }

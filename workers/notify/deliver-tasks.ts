@@ -14,6 +14,7 @@ import {
   readNotificationsOfTasks,
   recordTaskOutcomes,
   releaseTaskLeases,
+  reopenFailedTasks,
   type TaskOutcome,
 } from "../../runtime/store/delivery-tasks.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
@@ -22,7 +23,7 @@ import type { GatedSender } from "./gated-sender.ts";
 
 export interface DeliveryDeps {
   sql: Sql;
-  senders: ReadonlyMap<string, GatedSender>;
+  senders: Pick<ReadonlyMap<string, GatedSender>, "get">;
   /** How long a worker holds a task while delivering it; at least the job's timeout. */
   leaseSeconds: number;
 }
@@ -37,6 +38,8 @@ export interface DeliveryDeps {
 export function deliverTasks(deps: DeliveryDeps) {
   const { sql } = deps;
   return async ({ taskIds }: { taskIds: string[] }, context: JobContext): Promise<JobOutcome> => {
+    // A job an operator put back once its fault was fixed tries again every task of it not sent.
+    if (context.replayed && context.attempt === 1) await reopenFailedTasks(sql, taskIds);
     const tasks = await claimDeliveryTasks(sql, taskIds, deps.leaseSeconds);
     const held = tasks.length < taskIds.length ? await stillOpen(sql, taskIds, tasks) : 0;
     if (tasks.length === 0) {
@@ -63,7 +66,11 @@ export function deliverTasks(deps: DeliveryDeps) {
       const reason = retrying[0]?.detail ?? `${held + unattempted} tasks not attempted`;
       return { outcome: "retry", reason };
     }
-    if (failed.length > 0) return { outcome: "fail", reason: failed[0]!.detail ?? "delivery failed" };
+    // A recipient refused, an address the channel cannot take, a sender without mail: each task's
+    // outcome is recorded where the caller reads it, and the job is done. Only tasks whose
+    // transient failures used up the job's attempts make it a fault for an operator.
+    const gaveUp = failed.filter((outcome) => outcome.gaveUp);
+    if (gaveUp.length > 0) return { outcome: "fail", reason: gaveUp[0]!.detail ?? "delivery failed" };
     return { outcome: "done" };
   };
 }
@@ -89,18 +96,20 @@ async function deliverOne(
   notification: NotificationOfTasks,
   lastAttempt: boolean,
   context: JobContext,
-): Promise<TaskOutcome | undefined> {
+): Promise<AttemptOutcome | undefined> {
   const outcome = (
     status: TaskOutcome["status"],
     channel: string,
     detail: string | null,
     providerId?: string,
+    gaveUp = false,
   ) => ({
     id: task.id,
     status,
     channel,
     detail,
     providerMessageId: providerId ?? null,
+    gaveUp,
   });
   if (task.channel === "email" && notification.senderAccount !== null && !notification.senderMailEnabled) {
     // Spec 000: the send succeeds, nothing is mailed, and the task says why.
@@ -124,7 +133,12 @@ async function deliverOne(
   }
   // An SMS the job never started stays open even on the last attempt: a redelivery (or the sweeper) decides.
   const status = sent.retryable && (!lastAttempt || sent === SMS_NOT_STARTED) ? "retrying" : "fail";
-  return outcome(status, channel, detail(sent.reason));
+  return outcome(status, channel, detail(sent.reason), undefined, status === "fail" && sent.retryable);
+}
+
+/** A task's outcome, and whether it failed only because transient failures used up the attempts. */
+interface AttemptOutcome extends TaskOutcome {
+  gaveUp: boolean;
 }
 
 type SendOutcome =

@@ -1,5 +1,5 @@
 import { workerPart } from "../worker-part.ts";
-import { loadChannelSenders } from "./channel-senders.ts";
+import { ChannelSenders } from "./channel-senders.ts";
 import { deliverTasks } from "./deliver-tasks.ts";
 import { startPendingSweeper } from "./pending-sweeper.ts";
 
@@ -8,7 +8,10 @@ export const notifyPart = workerPart({
   jobs: ["notifyEmail", "notifySms", "notifyApp", "notifyMsgappTemplate", "notifyExternal"],
   async start({ config, platform }) {
     const { db, broker, jobs, log } = platform;
-    const senders = await loadChannelSenders(platform.bootstrap?.channels ?? [], log);
+    // A replaced sender stays open as long as a send it started may take.
+    const senders = new ChannelSenders(log, config.notify.sendTimeoutMs);
+    await senders.start(platform.channels.list);
+    platform.channels.follow((channels) => senders.update(channels));
     // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
     const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
     const deliver = deliverTasks({ sql: db.sql, senders, leaseSeconds });
@@ -34,7 +37,7 @@ export const notifyPart = workerPart({
           ),
       ],
       async close() {
-        await Promise.all([...senders.values()].map((sender) => sender.close()));
+        await senders.close();
       },
     };
   },

@@ -40,11 +40,12 @@ export function signDocument(deps: SignDeps) {
   };
   return async (job: SignJob, context: JobContext): Promise<JobOutcome<SignResult>> => {
     const seal = await sealImage(job.sealId, job.sealVersion);
-    if (!seal) return { outcome: "fail", reason: "the seal no longer exists", code: ErrorCode.NotFound };
+    if (!seal) return { outcome: "refused", reason: "the seal no longer exists", code: ErrorCode.NotFound };
     const input = await deps.storage.readBytes(job.inputKey);
     try {
       const sealed = await sealPdf(input, seal, job, deps.signer);
-      await deps.storage.writeBytes(job.outputKey, sealed.bytes);
+      // The gateway streams the result back and removes it: scratch, not flushed.
+      await deps.storage.writeBytes(job.outputKey, sealed.bytes, { scratch: true });
       const reply: SignResult = {
         outputKey: job.outputKey,
         bytes: sealed.bytes.byteLength,
@@ -56,7 +57,7 @@ export function signDocument(deps: SignDeps) {
       return { outcome: "done", reply };
     } catch (error) {
       if (error instanceof SealingError || error instanceof PlacementError) {
-        return { outcome: "fail", reason: error.message, code: ErrorCode.Unprocessable };
+        return { outcome: "refused", reason: error.message, code: ErrorCode.Unprocessable };
       }
       // A fault of ours: the log has the details, the caller a plain statement.
       context.log.error({ err: error }, "sealing failed");

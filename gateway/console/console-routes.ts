@@ -1,0 +1,86 @@
+import { readFileSync } from "node:fs";
+import { Hono, type MiddlewareHandler } from "hono";
+import { asPlatformError, errorMapping } from "../error-envelope.ts";
+import type { GatewayDeps } from "../gateway-env.ts";
+import type { SealCache } from "../seal-cache.ts";
+import { applicationPages } from "./applications.ts";
+import { channelPages } from "./channels.ts";
+import { type ConsoleEnv, consolePage, errorPage, pageSession, render } from "./console-page.ts";
+import { dashboardView } from "./dashboard-views.tsx";
+import { feedPages } from "./feeds.ts";
+import { notificationPages } from "./notifications.ts";
+import { queuePages } from "./queues.ts";
+import { SEAL_UPLOAD_PATH, sealPages } from "./seals.ts";
+import { ConsoleSessions } from "./sessions.ts";
+import { requireSession, signInRoutes } from "./sign-in.ts";
+import { userPages } from "./users.ts";
+
+const STYLESHEET = readFileSync(new URL("./console.css", import.meta.url), "utf8");
+
+/**
+ * Every console answer: never cached, never framed, no script at all (the pages are plain forms),
+ * styles and images from the console only, forms posted back to it only.
+ */
+const SECURITY_HEADERS: Record<string, string> = {
+  "Cache-Control": "no-store",
+  "X-Frame-Options": "DENY",
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+};
+
+const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHeaders(c, next) {
+  await next();
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+};
+
+/**
+ * The operator console, server-rendered HTML over the same store functions and operations as the
+ * admin API: tenants, applications, users, seals, channels, feeds, queues and notifications.
+ */
+export function consoleRoutes(deps: GatewayDeps, seals: SealCache, adminToken: string) {
+  const app = new Hono<ConsoleEnv>();
+  const sessions = new ConsoleSessions();
+
+  app.onError((error, c) => {
+    const platformError = asPlatformError(error);
+    const { status } = errorMapping(platformError.code);
+    if (status >= 500 && status !== 503) {
+      deps.log.error(
+        { requestId: c.get("requestId"), path: c.req.path, err: error },
+        "console request failed",
+      );
+      return errorPage(c, status, `Something failed on our side (request ${c.get("requestId")}).`);
+    }
+    return errorPage(c, status, platformError.message);
+  });
+
+  app.use(securityHeaders);
+  app.use(requireSession(sessions, new Set([SEAL_UPLOAD_PATH])));
+  consolePage(app, "/style.css", {
+    get: (c) => c.body(STYLESHEET, 200, { "content-type": "text/css; charset=utf-8" }),
+  });
+  signInRoutes(app, deps, sessions, adminToken);
+
+  consolePage(app, "/", {
+    get: async (c) => {
+      const queues = await deps.broker.queueStats().catch(() => undefined);
+      const view = dashboardView({ session: pageSession(c), queues, broker: deps.broker.kind });
+      return render(c, view);
+    },
+  });
+  applicationPages(app, deps);
+  userPages(app, deps);
+  sealPages(app, deps, seals);
+  channelPages(app, deps);
+  feedPages(app, deps);
+  queuePages(app, deps);
+  notificationPages(app, deps);
+
+  app.all("*", async (c) => {
+    if (c.req.path === "/console/") return c.redirect("/console", 301);
+    return await errorPage(c, 404, `There is no console page ${c.req.path}.`);
+  });
+  return app;
+}

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { queueFeedRun, recentFeedRuns } from "../../runtime/store/feed-runs.ts";
+import { enqueueFeedSync, feedSettings } from "../../runtime/store/feeds.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import type { GatewayDeps } from "../gateway-env.ts";
+import {
+  type ConsoleApp,
+  checked,
+  consolePage,
+  href,
+  pageSession,
+  redirectWith,
+  render,
+} from "./console-page.ts";
+import { feedView } from "./feeds-views.tsx";
+
+const tenantSchema = z.string().min(1).max(253);
+/** Runs a feed's page shows, newest first. */
+const RUNS_SHOWN = 20;
+
+/** A tenant's enterprise feed: its settings and latest runs, and a run queued now as the admin API queues one. */
+export function feedPages(app: ConsoleApp, deps: GatewayDeps) {
+  const sql = deps.db.sql;
+
+  async function feedOf(domain: string) {
+    const tenant = await tenantByDomain(sql, domain);
+    if (!tenant) throw new PlatformError(ErrorCode.NotFound, `No tenant ${domain}.`);
+    return await feedSettings(sql, tenant.id);
+  }
+
+  consolePage(app, "/feeds", {
+    get: async (c) => {
+      const tenant = c.req.query("tenant")
+        ? checked(tenantSchema, c.req.query("tenant"), "tenant")
+        : undefined;
+      const feed = tenant === undefined ? undefined : await feedOf(tenant);
+      const runs = feed ? await recentFeedRuns(sql, feed.tenantId, RUNS_SHOWN) : [];
+      return render(c, feedView({ session: pageSession(c), tenant, feed, runs }));
+    },
+  });
+
+  consolePage(app, "/feeds/run", {
+    post: async (c) => {
+      const tenant = checked(tenantSchema, c.get("form").get("tenant"), "tenant");
+      const feed = await feedOf(tenant);
+      if (!feed) throw new PlatformError(ErrorCode.NotFound, `${tenant} has no enterprise feed.`);
+      if (!feed.enabled) throw new PlatformError(ErrorCode.Conflict, `The feed of ${tenant} is disabled.`);
+      const run = await queueFeedRun(sql, feed.tenantId, "manual");
+      // As on the admin API: asked again, the waiting run's job is sent again.
+      await enqueueFeedSync(deps.jobs, { tenantId: feed.tenantId, trigger: "manual", runId: run.id });
+      deps.log.info({ tenant, run: run.id }, "feed run queued in the console");
+      return redirectWith(c, href("/console/feeds", { tenant }), {
+        kind: "done",
+        text: `A run of the feed of ${tenant} is queued.`,
+      });
+    },
+  });
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { deliveryTasksOf, notificationById } from "../../runtime/store/notifications.ts";
+import type { GatewayDeps } from "../gateway-env.ts";
+import { type ConsoleApp, checked, consolePage, pageSession, render } from "./console-page.ts";
+import { notificationView } from "./notifications-views.tsx";
+
+const idSchema = z.uuid("a notification id is a GUID").optional();
+
+/** A notification's delivery tasks, by its id. */
+export function notificationPages(app: ConsoleApp, deps: GatewayDeps) {
+  const sql = deps.db.sql;
+  consolePage(app, "/notifications", {
+    get: async (c) => {
+      const id = checked(idSchema, c.req.query("id")?.trim() || undefined, "id")?.toLowerCase();
+      const notification = id === undefined ? undefined : await notificationById(sql, id);
+      const tasks = notification ? await deliveryTasksOf(sql, [id!]) : [];
+      return render(c, notificationView({ session: pageSession(c), id, notification, tasks }));
+    },
+  });
+}

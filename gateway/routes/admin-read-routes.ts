@@ -1,0 +1,212 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { workflowReminderSchema } from "../../contracts/bootstrap.ts";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { type ApplicationRecord, applicationPage } from "../../runtime/store/applications.ts";
+import { type TenantRecord, tenantByDomain, tenantPage } from "../../runtime/store/tenants.ts";
+import { type UserRecord, userPage } from "../../runtime/store/users.ts";
+import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+const tenantSchema = z
+  .object({
+    id: z.uuid(),
+    domain: z.string(),
+    name: z.string(),
+    style: z.string().nullable(),
+    logo: z.string().nullable(),
+    banner: z.string().nullable(),
+    copyright: z.string().nullable(),
+    workflow: z.object({
+      reminder: workflowReminderSchema
+        .nullable()
+        .openapi({ description: "the channel and text of 4.9's reminders; null: 4.9 is refused" }),
+    }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("AdminTenant");
+
+const applicationSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(["global", "enterprise", "workflow"]),
+    tenant: z
+      .string()
+      .nullable()
+      .openapi({ description: "its tenant's domain; null for a global application" }),
+    workflowCode: z.string().nullable(),
+    redirectUris: z.array(z.string()),
+    scopes: z.array(z.string()),
+    implicitAllowed: z.boolean(),
+    grants: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "the grant types it may use; null: every grant its scopes allow" }),
+    accessTokenTtlSeconds: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "its access tokens' lifetime; null: ACCESS_TOKEN_TTL_SECONDS" }),
+    disabled: z.boolean(),
+    hasSecret: z.boolean().openapi({ description: "false for a public client; the secret is never shown" }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("AdminApplication");
+
+const userSchema = z
+  .object({
+    id: z.uuid(),
+    account: z.string(),
+    name: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    title: z.string().nullable(),
+    mailEnabled: z.boolean(),
+    disabled: z.boolean(),
+    hasPassword: z.boolean().openapi({ description: "whether it may sign in with a password; never shown" }),
+    source: z.string().openapi({ description: "FEED for an account the enterprise feed manages" }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("AdminUser");
+
+const domain = z.string().min(1).max(253);
+
+function tenantView(tenant: TenantRecord): z.infer<typeof tenantSchema> {
+  const { id, domain, name, style, logo, banner, copyright, settings, createdAt, updatedAt } = tenant;
+  return {
+    id,
+    domain,
+    name,
+    style,
+    logo,
+    banner,
+    copyright,
+    workflow: { reminder: settings.workflow?.reminder ?? null },
+    createdAt: createdAt.toISOString(),
+    updatedAt: updatedAt.toISOString(),
+  };
+}
+
+function applicationView(application: ApplicationRecord): z.infer<typeof applicationSchema> {
+  const { createdAt, updatedAt, ...fields } = application;
+  return { ...fields, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
+
+function userView(user: UserRecord): z.infer<typeof userSchema> {
+  const { createdAt, updatedAt, ...fields } = user;
+  return { ...fields, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+}
+
+/** The operators' reads of tenants, applications and accounts, page by page; never a secret or a hash. */
+export function adminReadRoutes(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const sql = deps.db.sql;
+  const security = [{ admin: [] }];
+
+  async function tenantIdOf(name: string): Promise<string> {
+    const tenant = await tenantByDomain(sql, name);
+    if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${name}`);
+    return tenant.id;
+  }
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/tenants",
+      operationId: "listTenants",
+      tags: ["Admin"],
+      summary: "The tenants, by domain, with their settings",
+      security,
+      request: { query: pageQuery(1) },
+      responses: {
+        200: {
+          description: "a page of tenants",
+          content: { "application/json": { schema: pageSchema(tenantSchema, "AdminTenantPage") } },
+        },
+        ...operatorErrorResponses([400, 503]),
+      },
+    }),
+    async (c) => {
+      const { limit, after } = c.req.valid("query");
+      const [from = null] = afterKey(after, 1) ?? [];
+      const rows = await tenantPage(sql, from, limit + 1);
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        pageOf(rows, limit, (row) => [row.domain], tenantView),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/applications",
+      operationId: "listApplications",
+      tags: ["Admin"],
+      summary:
+        "The applications, by id (a tenant's with `tenant`); whether each has a secret, never the secret",
+      security,
+      request: { query: pageQuery(1).extend({ tenant: domain.optional() }) },
+      responses: {
+        200: {
+          description: "a page of applications",
+          content: { "application/json": { schema: pageSchema(applicationSchema, "AdminApplicationPage") } },
+        },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant" }),
+      },
+    }),
+    async (c) => {
+      const { limit, after, tenant } = c.req.valid("query");
+      const tenantId = tenant === undefined ? undefined : await tenantIdOf(tenant);
+      const [from = null] = afterKey(after, 1) ?? [];
+      const rows = await applicationPage(sql, { tenantId, after: from, limit: limit + 1 });
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        pageOf(rows, limit, (row) => [row.id], applicationView),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/users",
+      operationId: "listUsers",
+      tags: ["Admin"],
+      summary:
+        "A tenant's accounts, by account (those starting with `keyword`, case-insensitively); never a password or its hash",
+      security,
+      request: {
+        query: pageQuery(1).extend({
+          tenant: domain,
+          keyword: z.string().min(1).max(100).optional().openapi({ description: "the start of the account" }),
+        }),
+      },
+      responses: {
+        200: {
+          description: "a page of accounts",
+          content: { "application/json": { schema: pageSchema(userSchema, "AdminUserPage") } },
+        },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant" }),
+      },
+    }),
+    async (c) => {
+      const { limit, after, tenant, keyword } = c.req.valid("query");
+      const tenantId = await tenantIdOf(tenant);
+      const [from = null] = afterKey(after, 1) ?? [];
+      const rows = await userPage(sql, tenantId, { after: from, limit: limit + 1, keyword });
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        pageOf(rows, limit, (row) => [row.account], userView),
+        200,
+      );
+    },
+  );
+  return app;
+}

@@ -1,0 +1,86 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { maskedChannelConfig } from "../../runtime/channel-plugins.ts";
+import { allChannels, deleteChannel } from "../../runtime/store/channels.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+const channelSchema = z
+  .object({
+    name: z.string(),
+    plugin: z.string(),
+    config: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'inline credentials masked; a value read from the workers\' environment shows as {"env": "NAME"}',
+    }),
+    operatorApplication: z.string().optional(),
+    permittedApplications: z.array(z.string()),
+    ratePerSecond: z.number().optional(),
+    maxInFlight: z.number().int(),
+  })
+  .openapi("Channel");
+
+/**
+ * The operators' view of the notification channels. They are set with PUT /admin/bootstrap (or
+ * the bootstrap file, or the CLI), checked against their plugin's configuration schema there, and
+ * followed by every process within seconds.
+ */
+export function channelAdminRoutes(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const tags = ["Admin: channels"];
+  const security = [{ admin: [] }];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      operationId: "listChannels",
+      tags,
+      summary: "The configured notification channels, credentials masked",
+      security,
+      responses: {
+        200: {
+          description: "the channels, by name",
+          content: { "application/json": { schema: z.object({ items: z.array(channelSchema) }) } },
+        },
+        ...operatorErrorResponses([503]),
+      },
+    }),
+    async (c) => {
+      const items = (await allChannels(deps.db.sql)).map((channel) => ({
+        ...channel,
+        config: maskedChannelConfig(channel.config),
+      }));
+      c.header("Cache-Control", "no-store");
+      return c.json({ items }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/{name}",
+      operationId: "removeChannel",
+      tags,
+      summary: "Remove a channel: sends naming it are refused, and workers close its sender",
+      security,
+      request: { params: z.object({ name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a channel's name") }) },
+      responses: {
+        200: {
+          description: "removed",
+          content: { "application/json": { schema: z.object({ removed: z.literal(true) }) } },
+        },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such channel" }),
+      },
+    }),
+    async (c) => {
+      const { name } = c.req.valid("param");
+      if (!(await deleteChannel(deps.db.sql, name)))
+        throw new PlatformError(ErrorCode.NotFound, `no channel ${name}`);
+      await deps.db.changes.announce({ kind: "configuration" });
+      deps.log.info({ channel: name }, "channel removed");
+      return c.json({ removed: true as const }, 200);
+    },
+  );
+  return app;
+}

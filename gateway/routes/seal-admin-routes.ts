@@ -1,0 +1,105 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { type SealRecord, sealImageByCode, sealPage } from "../../runtime/store/seals.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+/** Seal images are PNGs: the bootstrap refuses anything else. */
+const SEAL_CONTENT_TYPE = "image/png";
+
+const sealSchema = z
+  .object({
+    code: z.string(),
+    tenant: z
+      .string()
+      .nullable()
+      .openapi({ description: "its tenant's domain; null for a platform-wide seal" }),
+    name: z.string(),
+    width: z.number(),
+    height: z.number(),
+    version: z.number().int().openapi({ description: "goes up with every change of the seal" }),
+    updatedAt: z.string(),
+    size: z.number().int().openapi({ description: "the image's size in bytes" }),
+    contentType: z.literal(SEAL_CONTENT_TYPE),
+  })
+  .openapi("AdminSeal");
+
+function sealView(seal: SealRecord): z.infer<typeof sealSchema> {
+  const { updatedAt, ...fields } = seal;
+  return { ...fields, updatedAt: updatedAt.toISOString(), contentType: SEAL_CONTENT_TYPE };
+}
+
+/** The operators' reads of seals: what each is, page by page, and one seal's image. */
+export function sealAdminRoutes(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const sql = deps.db.sql;
+  const security = [{ admin: [] }];
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/seals",
+      operationId: "listSeals",
+      tags: ["Admin"],
+      summary: "The seals, by code then tenant (platform-wide ones first), without their images",
+      security,
+      request: { query: pageQuery(2) },
+      responses: {
+        200: {
+          description: "a page of seals",
+          content: { "application/json": { schema: pageSchema(sealSchema, "AdminSealPage") } },
+        },
+        ...operatorErrorResponses([400, 503]),
+      },
+    }),
+    async (c) => {
+      const { limit, after } = c.req.valid("query");
+      const key = afterKey(after, 2);
+      const rows = await sealPage(sql, key && { code: key[0]!, tenant: key[1]! }, limit + 1);
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        pageOf(rows, limit, (row) => [row.code, row.tenant ?? ""], sealView),
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/seals/{code}/image",
+      operationId: "getSealImage",
+      tags: ["Admin"],
+      summary: "A seal's image (a tenant's with `tenant`, else the platform-wide one)",
+      security,
+      request: {
+        params: z.object({ code: z.string().max(64) }),
+        query: z.object({ tenant: z.string().min(1).max(253).optional() }),
+      },
+      responses: {
+        200: {
+          description: "the PNG",
+          content: { [SEAL_CONTENT_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
+        },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such seal, or no such tenant" }),
+      },
+    }),
+    async (c) => {
+      const { code } = c.req.valid("param");
+      const { tenant } = c.req.valid("query");
+      const owner = tenant === undefined ? undefined : await tenantByDomain(sql, tenant);
+      if (tenant !== undefined && !owner) throw new PlatformError(ErrorCode.NotFound, `no tenant ${tenant}`);
+      const seal = await sealImageByCode(sql, code, owner?.id ?? null);
+      if (!seal)
+        throw new PlatformError(ErrorCode.NotFound, `no seal ${code}${tenant ? ` of ${tenant}` : ""}`);
+      return c.body(new Uint8Array(seal.image), 200, {
+        "content-type": SEAL_CONTENT_TYPE,
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+      });
+    },
+  );
+  return app;
+}

@@ -1,0 +1,114 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import {
+  type VersionSummary,
+  versionSummaries,
+  type WorkflowApp,
+  workflowAppPage,
+} from "../../workflow/app-store.ts";
+import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
+import { operatorErrorResponses } from "../error-responses.ts";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+/** The newest versions shown of each app; `versionCount` tells how many it has in all. */
+const VERSIONS_SHOWN = 50;
+
+const versionSchema = z
+  .object({
+    id: z.uuid(),
+    number: z.number().int(),
+    name: z.string().nullable(),
+    online: z.boolean().openapi({ description: "online for formal data (/apis/v2)" }),
+    beta: z.boolean().openapi({ description: "online for test data (/apis/v2d)" }),
+    createdAt: z.string(),
+  })
+  .openapi("AdminWorkflowVersion");
+
+const appSchema = z
+  .object({
+    id: z.uuid(),
+    code: z.string(),
+    name: z.string(),
+    abbreviation: z.string().nullable(),
+    description: z.string().nullable(),
+    tags: z.string(),
+    icon: z.string().nullable(),
+    palette: z.string().nullable(),
+    department: z.string().nullable(),
+    contact: z.string().nullable(),
+    recommendation: z.number().int(),
+    visible: z.boolean(),
+    ready: z.boolean(),
+    createdAt: z.string(),
+    versionCount: z.number().int(),
+    versions: z
+      .array(versionSchema)
+      .openapi({ description: `the newest ${VERSIONS_SHOWN} versions, newest first` }),
+  })
+  .openapi("AdminWorkflowApp");
+
+function versionView(version: VersionSummary): z.infer<typeof versionSchema> {
+  const { id, number, name, onlineFormal, onlineTest, createdAt } = version;
+  return { id, number, name, online: onlineFormal, beta: onlineTest, createdAt: createdAt.toISOString() };
+}
+
+/** The operators' read of a tenant's workflow apps and their versions, page by page. */
+export function workflowAdminReadRoutes(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const sql = deps.db.sql;
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{domain}",
+      operationId: "listWorkflowApps",
+      tags: ["Admin"],
+      summary: "A tenant's workflow apps, by code, with their versions and which are online",
+      security: [{ admin: [] }],
+      request: { params: z.object({ domain: z.string().min(1).max(253) }), query: pageQuery(1) },
+      responses: {
+        200: {
+          description: "a page of workflow apps",
+          content: { "application/json": { schema: pageSchema(appSchema, "AdminWorkflowAppPage") } },
+        },
+        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant" }),
+      },
+    }),
+    async (c) => {
+      const { domain } = c.req.valid("param");
+      const { limit, after } = c.req.valid("query");
+      const tenant = await tenantByDomain(sql, domain);
+      if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
+      const [from = null] = afterKey(after, 1) ?? [];
+      const apps = await workflowAppPage(sql, tenant.id, from, limit + 1);
+      const shown = apps.slice(0, limit);
+      const versions = await versionSummaries(
+        sql,
+        shown.map((row) => row.id),
+        VERSIONS_SHOWN,
+      );
+      const versionsOf = new Map<string, VersionSummary[]>();
+      for (const version of versions) {
+        const own = versionsOf.get(version.appId);
+        if (own) own.push(version);
+        else versionsOf.set(version.appId, [version]);
+      }
+      const view = (row: WorkflowApp): z.infer<typeof appSchema> => {
+        const { tenantId: _tenant, createdAt, ...fields } = row;
+        const own = versionsOf.get(row.id) ?? [];
+        return {
+          ...fields,
+          createdAt: createdAt.toISOString(),
+          versionCount: own[0]?.versionCount ?? 0,
+          versions: own.map(versionView),
+        };
+      };
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        pageOf(apps, limit, (row) => [row.code], view),
+        200,
+      );
+    },
+  );
+  return app;
+}
