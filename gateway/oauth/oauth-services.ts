@@ -6,12 +6,15 @@ import { ApplicationCache } from "./application-cache.ts";
 import { AuthorizationServer } from "./authorization-server.ts";
 import { LoginLimiter } from "./login-limiter.ts";
 import { RefreshTokens } from "./refresh-tokens.ts";
+import { TaskLinks } from "./task-links.ts";
 import { TokenDenylist } from "./token-denylist.ts";
 
 /** The authorization server's parts, built once at start. */
 export interface OAuthServices {
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
+  /** Spec 001 3.2's secure URLs: links that open one task for a quick user. */
+  taskLinks: TaskLinks;
   applications: ApplicationCache;
   server: AuthorizationServer;
 }
@@ -46,5 +49,5 @@ export async function createOAuthServices(platform: {
     refreshTokens,
     loginLimiter,
   });
-  return { accessTokens, refreshTokens, applications, server };
+  return { accessTokens, refreshTokens, taskLinks: new TaskLinks(sql, denylist), applications, server };
 }

@@ -137,7 +137,20 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
           businessId: parameters.businessId ?? null,
         });
         const task = await taskViewOf(tx, started.process, started.firstTask, started.people, views());
-        return { entities: [started.process.entry, 1, task.uri, task] };
+        const link =
+          firstAssignee && parameters.secureURIExpire
+            ? await deps.oauth.taskLinks.issue(tx, {
+                taskId: task.id,
+                processId: started.process.id,
+                tenantId: caller.tenantId,
+                test: caller.test,
+                userId: firstAssignee,
+                applicationId: caller.token.clientId,
+                ttlSeconds: parameters.secureURIExpire,
+              })
+            : undefined;
+        const uri = link ? `${task.uri}&access_token=${link}` : task.uri;
+        return { entities: [started.process.entry, 1, uri, task] };
       });
     },
   );
@@ -161,6 +174,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       }),
       entity: taskSchema,
       entityName: "Task",
+      opensWithTaskLink: (c, link) => c.req.param("id") === link.taskId,
     },
     async (_c, caller, { params, parameters }) => {
       if (!/^[0-9a-f-]{36}$/i.test(params.id))
@@ -202,6 +216,10 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       }),
       entity: processSchema,
       entityName: "Process",
+      // The URL a link came with: its process, by serial number or id, showing its task.
+      opensWithTaskLink: (c, link) =>
+        c.req.query("task") === link.taskId &&
+        [link.processId, String(link.processEntry)].includes(c.req.param("id") ?? ""),
     },
     async (_c, caller, { params, parameters }) => {
       const process = await loadProcess(sql, caller, params.id);

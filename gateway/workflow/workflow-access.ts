@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../../contracts/errors.ts";
 import { Grant } from "../../contracts/scopes.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
@@ -6,10 +6,17 @@ import type { Queryable } from "../../runtime/database.ts";
 import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { AccessClaims } from "../oauth/access-tokens.ts";
+import type { TaskLink } from "../oauth/task-links.ts";
 import type { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** Spec 001's token column: u/s (either kind), `user` or `sys` only. */
 export type TokenKinds = "u/s" | "user" | "sys";
+
+/** Lets an operation be called with a task link (3.2's secure URL) of its data mode that `opens` the request. */
+export interface TaskLinkRule {
+  test: boolean;
+  opens: (c: Context<GatewayEnv>, link: TaskLink) => boolean;
+}
 
 function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -26,11 +33,17 @@ export function workflowToken(
   deps: GatewayDeps,
   scope: string,
   kinds: TokenKinds,
+  taskLinks?: TaskLinkRule,
 ): MiddlewareHandler<GatewayEnv> {
   const plain = scope.replace(/^sys_/, "");
   return async function workflowToken(c, next) {
     const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
-    const claims = token ? await deps.oauth.accessTokens.verify(token) : undefined;
+    let claims = token ? await deps.oauth.accessTokens.verify(token) : undefined;
+    if (!claims && token && taskLinks) {
+      // A link opens its own task only, in the data mode it was made in.
+      const link = await deps.oauth.taskLinks.verify(token, plain);
+      if (link && link.test === taskLinks.test && taskLinks.opens(c, link)) claims = link.claims;
+    }
     if (!claims) {
       throw new PlatformError(ErrorCode.Unauthenticated, "ACCESS_TOKEN_EXPIRED", {
         challenge: token ? 'Bearer error="invalid_token"' : "Bearer",

@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { TaskLink } from "../oauth/task-links.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
 import { type WorkflowDataMode, workflowOperationId } from "./data-mode.ts";
 import { documentedParameters, parseParameters } from "./directory-parameters.ts";
@@ -28,6 +29,8 @@ export interface WorkflowOperation<Params extends z.ZodObject, Parameters extend
   parameters?: Parameters;
   /** What `entities` holds, for the document. */
   entity: z.ZodType;
+  /** Whether a task link (3.2's secure URL) opens this request; without it, links are refused. */
+  opensWithTaskLink?: (c: Context<GatewayEnv>, link: TaskLink) => boolean;
   entityName: string;
 }
 
@@ -75,7 +78,12 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
     tags: [`Workflow: ${operation.tag}`],
     summary: operation.summary,
     security: [{ bearer: [] }],
-    middleware: workflowToken(deps, operation.scope, operation.kinds),
+    middleware: workflowToken(
+      deps,
+      operation.scope,
+      operation.kinds,
+      operation.opensWithTaskLink && { test: mode.test, opens: operation.opensWithTaskLink },
+    ),
     request: {
       ...(operation.params ? { params: operation.params } : {}),
       ...documentedParameters(parameterSchema, `${operation.operationId}Parameters`),

@@ -98,12 +98,16 @@ for (const mode of await testModes()) {
           },
           otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
         ],
-        users: users.map(([account]) => ({
-          tenant: "example.edu",
-          account,
-          name: account,
-          password: PASSWORD,
-        })),
+        users: [
+          ...users.map(([account]) => ({
+            tenant: "example.edu",
+            account,
+            name: account,
+            password: PASSWORD,
+          })),
+          // A quick user: an account without a password, who opens tasks through 3.2's secure URL.
+          { tenant: "example.edu", account: "quinn", name: "Quinn" },
+        ],
         workflows: [
           {
             tenant: "example.edu",
@@ -278,6 +282,55 @@ for (const mode of await testModes()) {
       assert.equal(view.body.errno, 0, "bob, the first step's assignee, sees it");
       const byBob = await call("POST", `/task/${task.id}`, tokens.bob!);
       assert.equal(byBob.body.errno, 0, byBob.body.error);
+    });
+
+    it("gives a quick user's first step a secure URL that opens that task alone, until it expires", async () => {
+      const { entry, uri, task } = await start(sys, {
+        userId: "alice",
+        assignTo: "quinn",
+        secureURIExpire: "600",
+      });
+      const link = new URL(uri).searchParams.get("access_token");
+      assert.ok(link, `the URL carries a token: ${uri}`);
+      const opened = (await (await fetch(uri)).json()) as { errno: number; entities: Process[] };
+      assert.equal(opened.errno, 0, "the URL alone opens the process");
+      assert.equal(opened.entities[0]!.entry, entry);
+
+      const withLink = (path: string, method = "GET", base = "/apis/v2") =>
+        fetch(`${platform.url}${base}${path}${path.includes("?") ? "&" : "?"}access_token=${link}`, {
+          method,
+        });
+      assert.equal(
+        (await withLink(`/process/${entry}`)).status,
+        401,
+        "without its task the link opens nothing",
+      );
+      assert.equal((await withLink("/me/processes/doing")).status, 401, "nor a list");
+      assert.equal((await withLink(`/process/${entry}?task=${task.id}`, "GET", "/apis/v2d")).status, 401);
+      const other = await start(sys, { userId: "alice", assignTo: "quinn", secureURIExpire: "600" });
+      assert.equal((await withLink(`/task/${other.task.id}`, "POST")).status, 401, "nor another task");
+      assert.equal(
+        (await fetch(`${platform.url}/apis/v2/me/positions?access_token=${link}`)).status,
+        401,
+        "nor the rest of the platform",
+      );
+
+      const handled = (await (await withLink(`/task/${task.id}`, "POST")).json()) as {
+        errno: number;
+        error: string;
+        entities: Task[];
+      };
+      assert.equal(handled.errno, 0, handled.error);
+      assert.equal(handled.entities[0]!.actionUser?.account, "quinn");
+      const again = (await (await withLink(`/task/${task.id}`, "POST")).json()) as { errno: number };
+      assert.notEqual(again.errno, 0, "handled once");
+
+      const signsIn = await start(sys, { userId: "alice", assignTo: "bob", secureURIExpire: "600" });
+      assert.equal(new URL(signsIn.uri).searchParams.get("access_token"), null, "bob signs in instead");
+
+      const brief = await start(sys, { userId: "alice", assignTo: "quinn", secureURIExpire: "1" });
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      assert.equal((await fetch(brief.uri)).status, 401, "an expired link opens nothing");
     });
 
     it("keeps other users, other tenants and test data away from a process", async () => {
