@@ -1,5 +1,5 @@
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
-import type { Queryable, Sql } from "../runtime/database.ts";
+import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import {
   deletePassedFileTokenFailures,
   fileTokenLockout,
@@ -30,7 +30,7 @@ export class FileTokenGuard {
     address: string,
     check: (sql: Queryable) => Promise<boolean>,
   ): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
+    return transaction(this.sql, async (tx) => {
       await lockFileTokenAttempts(tx, fileId, address);
       const seconds = await fileTokenLockout(tx, fileId, address);
       if (seconds !== undefined) {

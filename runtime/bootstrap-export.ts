@@ -11,7 +11,7 @@ import {
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { bootstrapFeedSchema } from "../contracts/feed.ts";
 import { firstIssueMessage } from "../contracts/validation-issue.ts";
-import type { Queryable, Sql } from "./database.ts";
+import { type Queryable, type Sql, transaction } from "./database.ts";
 import type { Logger } from "./logger.ts";
 import { type ApplicationRecord, applicationPage } from "./store/applications.ts";
 import { feedSettings } from "./store/feeds.ts";
@@ -159,72 +159,76 @@ export async function exportBootstrap(
   log: Logger,
   workflows: TenantEntries,
 ): Promise<BootstrapExport> {
-  return sql.begin("isolation level repeatable read read only", async (tx) => {
-    const sections = {
-      tenants: new Section("tenants", bootstrapTenantSchema, log),
-      applications: new Section("applications", bootstrapApplicationSchema, log),
-      users: new Section("users", bootstrapUserSchema, log),
-      seals: new Section("seals", bootstrapSealSchema, log),
-      feeds: new Section("feeds", bootstrapFeedSchema, log),
-      workflows: new Section("workflows", bootstrapWorkflowSchema, log),
-    };
-    const tenants = new Map<string, Tenant>();
-    for await (const tenant of everyRow<TenantRecord, string>(
-      (after, limit) => tenantPage(tx, after, limit),
-      (row) => row.domain,
-    )) {
-      tenants.set(tenant.domain, tenant);
-      sections.tenants.add(tenant.domain, tenantEntry(tenant));
-    }
-    for await (const application of everyRow<ApplicationRecord, string>(
-      (after, limit) => applicationPage(tx, { after, limit }),
-      (row) => row.id,
-    )) {
-      sections.applications.add(application.id, applicationEntry(application));
-    }
-    for (const tenant of tenants.values()) {
-      // An account the enterprise feed manages follows the feed, which the document carries.
-      for await (const user of everyRow<UserRecord, string>(
-        (after, limit) => userPage(tx, tenant.id, { after, limit, notFromFeed: true }),
-        (row) => row.account,
+  return transaction(
+    sql,
+    async (tx) => {
+      const sections = {
+        tenants: new Section("tenants", bootstrapTenantSchema, log),
+        applications: new Section("applications", bootstrapApplicationSchema, log),
+        users: new Section("users", bootstrapUserSchema, log),
+        seals: new Section("seals", bootstrapSealSchema, log),
+        feeds: new Section("feeds", bootstrapFeedSchema, log),
+        workflows: new Section("workflows", bootstrapWorkflowSchema, log),
+      };
+      const tenants = new Map<string, Tenant>();
+      for await (const tenant of everyRow<TenantRecord, string>(
+        (after, limit) => tenantPage(tx, after, limit),
+        (row) => row.domain,
       )) {
-        const { account, name, email, phone, mailEnabled, disabled } = user;
-        sections.users.add(
-          `${tenant.domain}/${account}`,
-          withoutUnset({ tenant: tenant.domain, account, name, email, phone, mailEnabled, disabled }),
+        tenants.set(tenant.domain, tenant);
+        sections.tenants.add(tenant.domain, tenantEntry(tenant));
+      }
+      for await (const application of everyRow<ApplicationRecord, string>(
+        (after, limit) => applicationPage(tx, { after, limit }),
+        (row) => row.id,
+      )) {
+        sections.applications.add(application.id, applicationEntry(application));
+      }
+      for (const tenant of tenants.values()) {
+        // An account the enterprise feed manages follows the feed, which the document carries.
+        for await (const user of everyRow<UserRecord, string>(
+          (after, limit) => userPage(tx, tenant.id, { after, limit, notFromFeed: true }),
+          (row) => row.account,
+        )) {
+          const { account, name, email, phone, mailEnabled, disabled } = user;
+          sections.users.add(
+            `${tenant.domain}/${account}`,
+            withoutUnset({ tenant: tenant.domain, account, name, email, phone, mailEnabled, disabled }),
+          );
+        }
+      }
+      await exportSeals(tx, tenants, (key, entry) => sections.seals.add(key, entry));
+      for (const tenant of tenants.values()) {
+        const feed = await feedSettings(tx, tenant.id);
+        if (!feed) continue;
+        const { url, addresses, authorizationEnv, intervalSeconds, timeoutSeconds, enabled } = feed;
+        sections.feeds.add(
+          tenant.domain,
+          withoutUnset({
+            tenant: tenant.domain,
+            url,
+            addresses,
+            authorizationEnv,
+            intervalSeconds,
+            timeoutSeconds,
+            enabled,
+          }),
         );
       }
-    }
-    await exportSeals(tx, tenants, (key, entry) => sections.seals.add(key, entry));
-    for (const tenant of tenants.values()) {
-      const feed = await feedSettings(tx, tenant.id);
-      if (!feed) continue;
-      const { url, addresses, authorizationEnv, intervalSeconds, timeoutSeconds, enabled } = feed;
-      sections.feeds.add(
-        tenant.domain,
-        withoutUnset({
-          tenant: tenant.domain,
-          url,
-          addresses,
-          authorizationEnv,
-          intervalSeconds,
-          timeoutSeconds,
-          enabled,
-        }),
-      );
-    }
-    for (const tenant of tenants.values()) {
-      for await (const { key, entry } of workflows(tx, tenant)) sections.workflows.add(key, entry);
-    }
-    const document: ExportedBootstrap = {
-      tenants: sections.tenants.entries,
-      applications: sections.applications.entries,
-      users: sections.users.entries,
-      seals: sections.seals.entries,
-      feeds: sections.feeds.entries,
-      workflows: sections.workflows.entries,
-    };
-    const omitted = Object.values(sections).reduce((sum, section) => sum + section.omitted, 0);
-    return { document, omitted };
-  });
+      for (const tenant of tenants.values()) {
+        for await (const { key, entry } of workflows(tx, tenant)) sections.workflows.add(key, entry);
+      }
+      const document: ExportedBootstrap = {
+        tenants: sections.tenants.entries,
+        applications: sections.applications.entries,
+        users: sections.users.entries,
+        seals: sections.seals.entries,
+        feeds: sections.feeds.entries,
+        workflows: sections.workflows.entries,
+      };
+      const omitted = Object.values(sections).reduce((sum, section) => sum + section.omitted, 0);
+      return { document, omitted };
+    },
+    "isolation level repeatable read read only",
+  );
 }

@@ -5,7 +5,7 @@ import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
 import { firstIssueMessage } from "../contracts/validation-issue.ts";
 import { loadChannel } from "./channel-plugins.ts";
 import { ConfigError } from "./config.ts";
-import type { Queryable, Sql } from "./database.ts";
+import { type Queryable, type Sql, transaction } from "./database.ts";
 import type { Logger } from "./logger.ts";
 import { upsertApplication } from "./store/applications.ts";
 import {
@@ -163,7 +163,7 @@ export async function applyBootstrap(
 ): Promise<number> {
   const entries = [...entriesOf(bootstrap), ...moreEntries(bootstrap)];
   let applied = 0;
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     await lockBootstrapEntries(tx);
     const known =
       scope === "changed" ? await appliedDigests(tx, [...new Set(entries.map((e) => e.kind))]) : undefined;

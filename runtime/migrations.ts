@@ -1,5 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
-import type { Sql } from "./database.ts";
+import { type Sql, transaction } from "./database.ts";
 import type { Logger } from "./logger.ts";
 
 const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
@@ -27,7 +27,7 @@ async function listMigrations(): Promise<Migration[]> {
 /** Applies the numbered SQL files not yet applied, in order, in one transaction. Returns their names. */
 export async function migrate(sql: Sql, log: Logger): Promise<string[]> {
   const migrations = await listMigrations();
-  const applied = await sql.begin(async (tx) => {
+  const applied = await transaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`
       create table if not exists schema_migrations (

@@ -67,30 +67,73 @@ export async function readTaskWithPeople(
   return task;
 }
 
-/** A process's to-do, done and sub-process tasks, in the order they were assigned. */
-export async function readProcessTasks(sql: Queryable, processId: string): Promise<TaskRecord[]> {
-  return await sql<TaskRecord[]>`
-    select ${sql.unsafe(TASK_COLUMNS)} from workflow_tasks
-    where process_id = ${processId} and status in ('todo', 'done', 'subprocess')
-    order by assigned_at, id`;
+/** What the process view shows of a process besides its row, read in one statement. */
+export interface ProcessParts {
+  /** Its to-do, done and sub-process tasks, in the order they were assigned. */
+  tasks: TaskRecord[];
+  /** Its activities, oldest first. */
+  activities: ActivityRecord[];
+  /** The app of its version, with when the version was created. */
+  app: (AppFields & { versionCreatedAt: Date }) | undefined;
+  /** The profiles of its owner, actual user, and everyone its tasks and activities name. */
+  people: ProfileView[];
 }
 
-/** A process's activities, oldest first. */
-export async function readProcessActivities(sql: Queryable, processId: string): Promise<ActivityRecord[]> {
-  return await sql<ActivityRecord[]>`
-    select user_id as "userId", description, level, created_at as "createdAt", tags
-    from workflow_activities where process_id = ${processId} order by id`;
-}
+type Json<T> = {
+  [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
+};
 
-/** The app of a version, with when the version was created. */
-export async function readVersionApp(
+/** A process's tasks, activities, app and people: one round trip where four would each wait their turn. */
+export async function readProcessParts(
   sql: Queryable,
-  versionId: string,
-): Promise<(AppFields & { versionCreatedAt: Date }) | undefined> {
-  const [app] = await sql<(AppFields & { versionCreatedAt: Date })[]>`
-    select a.id, a.name, a.code, a.tags, a.description, v.created_at as "versionCreatedAt"
-    from workflow_versions v join workflow_apps a on a.id = v.app_id where v.id = ${versionId}`;
-  return app;
+  process: { id: string; versionId: string; ownerId: string; actualUserId: string | null },
+): Promise<ProcessParts> {
+  const [row] = await sql<
+    {
+      tasks: Json<TaskRecord>[];
+      activities: Json<ActivityRecord>[];
+      app: Json<AppFields & { versionCreatedAt: Date }> | null;
+      people: ProfileView[];
+    }[]
+  >`
+    with task as (
+      select ${sql.unsafe(TASK_COLUMNS)} from workflow_tasks
+      where process_id = ${process.id} and status in ('todo', 'done', 'subprocess')
+    ), activity as (
+      select id, user_id as "userId", description, level, created_at as "createdAt", tags
+      from workflow_activities where process_id = ${process.id}
+    )
+    select
+      (select coalesce(json_agg(task order by "assignedAt", id), '[]') from task) as tasks,
+      (select coalesce(json_agg(json_build_object('userId', "userId", 'description', description, 'level', level,
+                                                  'createdAt', "createdAt", 'tags', tags) order by id), '[]')
+       from activity) as activities,
+      (select json_build_object('id', a.id, 'name', a.name, 'code', a.code, 'tags', a.tags,
+                                'description', a.description, 'versionCreatedAt', v.created_at)
+       from workflow_versions v join workflow_apps a on a.id = v.app_id where v.id = ${process.versionId}) as app,
+      (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
+                                                  'email', u.email, 'phone', u.phone)), '[]')
+       from users u where u.id in (
+         select ${process.ownerId}::uuid union select ${process.actualUserId}::uuid
+         union select unnest(candidates || "handlerId" || "actualUserId") from task
+         union select "userId" from activity)) as people`;
+  const { tasks, activities, app, people } = row!;
+  return {
+    tasks: tasks.map((task) => ({
+      ...task,
+      assignedAt: new Date(task.assignedAt),
+      handledAt: dateOrNull(task.handledAt),
+      expiresAt: dateOrNull(task.expiresAt),
+      renderedAt: dateOrNull(task.renderedAt),
+    })),
+    activities: activities.map((activity) => ({ ...activity, createdAt: new Date(activity.createdAt) })),
+    app: app ? { ...app, versionCreatedAt: new Date(app.versionCreatedAt) } : undefined,
+    people,
+  };
+}
+
+function dateOrNull(text: string | null): Date | null {
+  return text === null ? null : new Date(text);
 }
 
 /** The first 50 users who may handle each to-do task (delegates included). */

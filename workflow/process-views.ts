@@ -8,12 +8,10 @@ import {
   type AppFields,
   type ProfileView,
   readAncestors,
-  readProcessActivities,
-  readProcessTasks,
+  readProcessParts,
   readProfiles,
   readTaskExecutors,
   readTaskWithPeople,
-  readVersionApp,
   type TaskRecord,
 } from "./process-view-store.ts";
 
@@ -215,27 +213,21 @@ function milestonesOf(
 
 /** 2.8: the process with its tasks, milestones, where it stays, its activities. */
 export async function processView(sql: Queryable, process: ProcessRow, options: ViewOptions) {
-  const [tasks, activities, app, workflow] = await Promise.all([
-    readProcessTasks(sql, process.id),
-    readProcessActivities(sql, process.id),
-    readVersionApp(sql, process.versionId),
+  const [{ tasks, activities, app, people }, workflow] = await Promise.all([
+    readProcessParts(sql, process),
     compiledVersion(sql, process.versionId),
   ]);
   const visible = tasks.filter((task) => options.showHidden || !isHidden(workflow.nodes.get(task.node)));
   const open = visible.filter((task) => task.status === "todo");
+  const users = new Map(people.map((profile) => [profile.id, profile]));
   const executors = options.includeExecutors
     ? await executorsOf(
         sql,
         open.map((task) => task.id),
       )
     : new Map<string, string[]>();
-  const users = await profiles(sql, [
-    process.ownerId,
-    process.actualUserId,
-    ...visible.flatMap((task) => [...task.candidates, task.handlerId, task.actualUserId]),
-    ...activities.map((activity) => activity.userId),
-    ...[...executors.values()].flat(),
-  ]);
+  const unknown = [...executors.values()].flat().filter((id) => !users.has(id));
+  for (const [id, profile] of await profiles(sql, unknown)) users.set(id, profile);
   const states = [
     ...new Map(
       open.map((task) => [

@@ -9,7 +9,7 @@ import {
 } from "../contracts/notification.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
-import type { Queryable, Sql } from "../runtime/database.ts";
+import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import {
   newNotificationId,
   publishDeliveries,
@@ -66,7 +66,7 @@ export async function remindTask(
   // Fail before recording anything when the deliveries could not be handed on.
   if (!queues.broker.isConnected())
     throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
-  const { sent, tasks } = await sql.begin((tx) => recordReminder(tx, channels, request));
+  const { sent, tasks } = await transaction(sql, (tx) => recordReminder(tx, channels, request));
   await publishDeliveries(queues.jobs, tasks);
   return sent;
 }

@@ -12,6 +12,11 @@ function tooLarge(maxBytes: number): PlatformError {
   return new PlatformError(ErrorCode.PayloadTooLarge, `request body is larger than ${maxBytes} bytes`);
 }
 
+function isBodiless(incoming: IncomingMessage): boolean {
+  const length = incoming.headers["content-length"];
+  return incoming.headers["transfer-encoding"] === undefined && (length === undefined || length === "0");
+}
+
 /** Reads a Node request body, refusing it as soon as it passes `maxBytes`. */
 async function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(incoming.headers["content-length"] ?? Number.NaN);
@@ -44,6 +49,9 @@ export function limitBody(maxBytes: number): MiddlewareHandler<GatewayEnv> {
     const type = c.req.header("content-type") ?? "";
     if (STREAMED_TYPES.some((streamed) => type.startsWith(streamed))) return next();
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    // Without a length or chunks a request has no body (RFC 9112 §6.3). Asking the web Request
+    // whether it has one would build it, with its stream and abort signal, for nothing.
+    if (incoming && isBodiless(incoming)) return next();
     if (incoming && type.startsWith(FORM_TYPE)) {
       const body = await readIncoming(incoming, maxBytes);
       // A promise, as Hono itself caches bodies (whatever its type says): its readers chain on it.

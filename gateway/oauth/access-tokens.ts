@@ -13,7 +13,7 @@ import { exportJWK } from "jose/key/export";
 import { generateKeyPair } from "jose/key/generate/keypair";
 import { importJWK } from "jose/key/import";
 import type { Grant, TokenKind } from "../../contracts/scopes.ts";
-import type { Queryable, Sql } from "../../runtime/database.ts";
+import { type Queryable, type Sql, transaction } from "../../runtime/database.ts";
 import { longestAccessTokenTtl } from "../../runtime/store/applications.ts";
 import {
   hasCurrentSigningKey,
@@ -174,7 +174,7 @@ export class AccessTokens {
 
   /** Makes the first signing key when there is none; processes starting together make one. */
   private async ensureKey(): Promise<void> {
-    await this.sql.begin(async (tx) => {
+    await transaction(this.sql, async (tx) => {
       await lockSigningKeys(tx);
       if (!(await hasCurrentSigningKey(tx))) await makeSigningKey(tx);
     });
@@ -221,7 +221,7 @@ async function makeSigningKey(tx: Queryable): Promise<void> {
  * verifying (its public half stays in the JWKS) until they expire.
  */
 export async function rotateSigningKey(sql: Sql): Promise<void> {
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     await lockSigningKeys(tx);
     await retireSigningKeys(tx);
     await makeSigningKey(tx);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Queryable, Sql } from "../../runtime/database.ts";
+import { type Queryable, type Sql, transaction } from "../../runtime/database.ts";
 import { hashSecret, newSecret } from "../../runtime/secrets.ts";
 import {
   activeRefreshToken,
@@ -40,7 +40,7 @@ export class RefreshTokens {
    */
   async rotate(token: string, applicationId: string): Promise<RotationResult> {
     const hash = hashSecret(token);
-    return this.sql.begin(async (tx) => {
+    return transaction(this.sql, async (tx) => {
       const row = await lockRefreshToken(tx, hash);
       if (!row || row.applicationId !== applicationId) return { ok: false, reason: "unknown refresh token" };
       if (row.rotated) {

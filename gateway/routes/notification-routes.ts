@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { notificationBodySchema } from "../../contracts/notification.ts";
+import { transaction } from "../../runtime/database.ts";
 import {
   deliveryTasksOf,
   markTaskRead,
@@ -129,7 +130,7 @@ export function notificationRoutes(deps: GatewayDeps) {
         throw new PlatformError(ErrorCode.NotFound, `taskId: no task ${refused} of yours`, {
           field: "taskId",
         });
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         for (const task of tasks) {
           const readAt = task.read ? new Date(task.readtime ?? Date.now()) : null;
           await markTaskRead(tx, task.taskId, readAt);

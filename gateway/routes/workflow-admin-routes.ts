@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { transaction } from "../../runtime/database.ts";
 import { tenantByDomain } from "../../runtime/store/tenants.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { deployWorkflow } from "../../workflow/workflow-deployment.ts";
@@ -47,7 +48,7 @@ export function workflowAdminRoutes(deps: GatewayDeps) {
       const { app: fields, ...version } = c.req.valid("json");
       const tenant = await tenantByDomain(deps.db.sql, domain);
       if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
-      const deployed = await deps.db.sql.begin(async (tx) => {
+      const deployed = await transaction(deps.db.sql, async (tx) => {
         const existing = await workflowAppByIdOrCode(tx, tenant.id, code);
         const name = fields?.name ?? existing?.name ?? code;
         return deployWorkflow(tx, tenant.id, { ...fields, code, name, versions: [version] });

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
+import { type Queryable, transaction } from "../../runtime/database.ts";
 import {
   appRatings,
   setVersionOnline,
@@ -172,7 +172,7 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
     async (_c, caller, { params, parameters }) => {
       if (!caller.sys)
         throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user administers no workflow app");
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const found = await findApp(tx, caller, params.idc);
         const test = caller.test || (parameters.beta ?? false);
         for (const [versionId, isOnline] of [

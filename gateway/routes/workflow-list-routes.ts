@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { DOCUMENT_FORMATS, exportJobProblem, exportJobSchema } from "../../contracts/export.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
+import { type Queryable, transaction } from "../../runtime/database.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import {
   type ListScope,
@@ -299,7 +299,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
       const change = parseFormData(parameters.data);
       const ref = processRef(params.id);
       if (!ref) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${params.id}`);
-      const data = await sql.begin(async (tx) =>
+      const data = await transaction(sql, async (tx) =>
         changeProcessData(
           tx,
           { tenantId: caller.tenantId, test: caller.test, ref },

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
+import { type Queryable, transaction } from "../../runtime/database.ts";
 import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import { queryActivities } from "../../workflow/activity-store.ts";
 import { startableApp, workflowAppByIdOrCode } from "../../workflow/app-store.ts";
@@ -118,7 +118,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       if (caller.sys && !caller.userId)
         throw new WorkflowRefusal("USER_NOT_FOUND", "userId: a sys token names the owner");
       const data = parseFormData(parameters.data);
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const workflowApp = await startableApp(tx, caller.tenantId, code, caller.test);
         if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
         const firstAssignee =
@@ -179,7 +179,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
     async (_c, caller, { params, parameters }) => {
       if (!/^[0-9a-f-]{36}$/i.test(params.id))
         throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${params.id}`);
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const { process, task, people } = await handleTask(tx, {
           tenantId: caller.tenantId,
           test: caller.test,
@@ -279,7 +279,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       entityName: "Process",
     },
     async (_c, caller, { params, parameters }) =>
-      sql.begin(async (tx) => {
+      transaction(sql, async (tx) => {
         const process = await loadProcess(tx, caller, params.id);
         await requireAccess(tx, caller, process);
         // 4.5's `userId` of `*` removes every user's copy on `dismiss`.
@@ -312,7 +312,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       entityName: "Task",
     },
     async (_c, caller, { params }) =>
-      sql.begin(async (tx) => {
+      transaction(sql, async (tx) => {
         const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
           kind: "withdraw",
           task: params.id,
@@ -356,7 +356,7 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       entityName: "Task",
     },
     async (_c, caller, { params, parameters }) =>
-      sql.begin(async (tx) => {
+      transaction(sql, async (tx) => {
         const users = await userIdsByCodes(tx, caller.tenantId, parameters.users);
         if (users.length !== parameters.users.length)
           throw new WorkflowRefusal("USER_NOT_FOUND", "users names a user who does not exist");

@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from "../database.ts";
+import { type Queryable, type Sql, transaction } from "../database.ts";
 import type { StoredUpload } from "../storage/file-storage.ts";
 
 export interface FileRecord {
@@ -53,7 +53,7 @@ export async function createFile(
     thumbsizes?: string[];
   },
 ): Promise<FileRecord> {
-  await sql.begin(async (tx) => {
+  await transaction(sql, async (tx) => {
     await useBlob(tx, file.upload, file.storageKey);
     await tx`
       insert into files (id, name, mime, size, sha1_hash, sha256, thumbsizes, meta, application_id, user_id, tenant_id)
@@ -76,7 +76,7 @@ export async function replaceContent(
     thumbsizes?: string[] | undefined;
   },
 ): Promise<FileRecord | undefined> {
-  const updated = await sql.begin(async (tx) => {
+  const updated = await transaction(sql, async (tx) => {
     await useBlob(tx, content.upload, content.storageKey);
     return tx`
       update files set name = ${content.name}, mime = ${content.mime}, size = ${content.upload.size},

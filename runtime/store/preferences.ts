@@ -1,5 +1,5 @@
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import type { Queryable, Sql } from "../database.ts";
+import { type Queryable, type Sql, transaction } from "../database.ts";
 
 /** Spec 001's built-in preference sets; FavoriteTasks holds serial numbers, the others strings. */
 export const BUILT_IN_PREFERENCES = ["FavoriteApps", "FavoriteTasks", "FavoriteTags"] as const;
@@ -63,7 +63,7 @@ export async function changePreference(
 ): Promise<Preferences> {
   checkPreferenceKey(key);
   const element = elementOf(key, value);
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     const [row] = await tx<{ preferences: Preferences }[]>`
       select preferences from users where id = ${userId} for update`;
     const preferences = keyedByUser(row?.preferences);

@@ -4,7 +4,7 @@ import {
   type FeedEntity,
   type FeedSyncJob,
 } from "../../contracts/feed.ts";
-import type { Sql } from "../../runtime/database.ts";
+import { type Sql, transaction } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { analyzeDirectory, mergeFeed } from "../../runtime/store/feed-merge.ts";
 import {
@@ -211,7 +211,7 @@ export function syncFeed(deps: FeedDeps) {
         log.debug({ entity, ...counts[entity] }, "feed address read");
       }
       const full = new Set(FEED_ENTITIES.filter((entity) => counts[entity].full));
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         const merged = await mergeFeed(tx, {
           tenantId: job.tenantId,
           runId,
@@ -250,7 +250,7 @@ export function syncFeed(deps: FeedDeps) {
       }
       // A provider's failure is the run's outcome, recorded with its retry in one step, so whoever
       // sees the failed run sees when it is tried again.
-      const failures = await sql.begin(async (tx) => {
+      const failures = await transaction(sql, async (tx) => {
         await failFeedRun(tx, runId, message, counts);
         const inARow = await failedFeedRunsInARow(tx, job.tenantId);
         await scheduleFeedRetry(tx, job.tenantId, RETRY_DELAYS_SECONDS[inARow - 1] ?? null);
