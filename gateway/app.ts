@@ -113,7 +113,7 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/oauth2", oauth);
   // /.well-known/oauth-authorization-server
   app.route("/", oauthMetadataRoutes(deps));
-  const tenants = new WorkflowTenants(deps.db.sql);
+  const tenants = new WorkflowTenants(deps.db.sql, deps.db.changes);
   // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
   app.use("/apis/*", surface("workflow"));
   for (const mode of WORKFLOW_DATA_MODES) app.route(mode.base, workflowApi(deps, tenants, mode));

@@ -10,6 +10,8 @@ export class TtlCache<Value> {
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries: number,
+    /** False where a key may come to exist at any moment and must then be found at once. */
+    private readonly rememberMisses = true,
   ) {}
 
   async get(key: string, load: () => Promise<Value | undefined>): Promise<Value | undefined> {
@@ -17,6 +19,7 @@ export class TtlCache<Value> {
     const cached = this.entries.get(key);
     if (cached && cached.until > now) return cached.value;
     const value = await load();
+    if (value === undefined && !this.rememberMisses) return value;
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, until: now + this.ttlMs });
     return value;

@@ -103,7 +103,7 @@ export async function workflowCaller(
     // A global application names a user as account@domain, which also names the tenant.
     const named = await tenants.resolveCode(token, parameters.userId, parameters.domain);
     tenantId = named.tenantId;
-    userId = await namedUser(deps.db.sql, tenantId, named.code);
+    userId = await tenants.userId(tenantId, named.code);
   } else {
     tenantId = await tenants.resolve(token, parameters.domain);
   }

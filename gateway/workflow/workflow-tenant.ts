@@ -1,11 +1,16 @@
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import type { ControlChanges } from "../../runtime/control-changes.ts";
 import type { Queryable } from "../../runtime/database.ts";
+import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import { type Tenant, tenantByDomain } from "../../runtime/store/tenants.ts";
 import { TtlCache } from "../../runtime/ttl-cache.ts";
 import type { AccessClaims } from "../oauth/access-tokens.ts";
 
 /** Tenants change rarely; a renamed domain takes effect within this window. */
 const TENANT_CACHE_MS = 30_000;
+/** How long a named account's id is remembered: the longest an account the feed disabled stays nameable. */
+const NAMED_USER_CACHE_MS = 5_000;
 
 /**
  * The tenant a call of spec 001 acts on. A token of an Enterprise or Workflow application (and a
@@ -14,8 +19,36 @@ const TENANT_CACHE_MS = 30_000;
  */
 export class WorkflowTenants {
   private readonly byDomain = new TtlCache<Tenant>(TENANT_CACHE_MS, 10_000);
+  private readonly userIds = new TtlCache<string>(NAMED_USER_CACHE_MS, 10_000, false);
 
-  constructor(private readonly sql: Queryable) {}
+  constructor(
+    private readonly sql: Queryable,
+    changes: ControlChanges,
+  ) {
+    // An account disabled or enabled through the platform is named accordingly at once; one the
+    // feed disabled, within the cache's window.
+    changes
+      .subscribe({
+        change: (change) => {
+          if (change.kind === "user" || change.kind === "configuration") this.userIds.clear();
+        },
+        resync: () => this.userIds.clear(),
+      })
+      .catch(() => {});
+  }
+
+  /**
+   * The id of the tenant's enabled account that `code` names (account or id), as a sys token's
+   * `userId` does on nearly every call. An account's id never changes, so it is remembered briefly.
+   */
+  async userId(tenantId: string, code: string): Promise<string> {
+    const id = await this.userIds.get(`${tenantId} ${code}`, async () => {
+      const [found] = await userIdsByCodes(this.sql, tenantId, [code]);
+      return found;
+    });
+    if (!id) throw new WorkflowRefusal("USER_NOT_FOUND", `no user ${code}`);
+    return id;
+  }
 
   async resolve(token: AccessClaims, domain: string | undefined): Promise<string> {
     if (!domain) {
