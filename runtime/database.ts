@@ -29,16 +29,20 @@ export async function transaction<T>(
   characteristics?: "isolation level repeatable read read only",
 ): Promise<T> {
   const tx = await sql.reserve();
+  let lost = false;
   try {
     const begin = characteristics ? tx`begin ${tx.unsafe(characteristics)}` : tx`begin`;
     const [, result] = await Promise.all([begin.execute(), work(tx)]);
-    await tx`commit`;
+    // A statement that failed, even one the work caught, left the transaction to be rolled back.
+    if ((await tx`commit`).command === "ROLLBACK") throw new Error("the transaction was rolled back");
     return result;
   } catch (error) {
-    await tx`rollback`.catch(() => {});
+    // The pool has a lost connection back already, to connect again: released, it would be reused closed.
+    lost = isDatabaseUnavailable(error);
+    if (!lost) await tx`rollback`.catch(() => {});
     throw error;
   } finally {
-    tx.release();
+    if (!lost) tx.release();
   }
 }
 

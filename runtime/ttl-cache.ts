@@ -6,6 +6,7 @@
  */
 export class TtlCache<Value> {
   private readonly entries = new Map<string, { value: Value | undefined; until: number }>();
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -18,15 +19,19 @@ export class TtlCache<Value> {
     const now = Date.now();
     const cached = this.entries.get(key);
     if (cached && cached.until > now) return cached.value;
+    const generation = this.generation;
     const value = await load();
-    if (value === undefined && !this.rememberMisses) return value;
+    // A value read before a clear() may be what the clear was for.
+    if (generation !== this.generation || (value === undefined && !this.rememberMisses)) return value;
+    this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, until: now + this.ttlMs });
     return value;
   }
 
-  /** Forgets everything, after this process changed the underlying rows itself. */
+  /** Forgets everything, after the underlying rows changed. */
   clear(): void {
+    this.generation++;
     this.entries.clear();
   }
 }

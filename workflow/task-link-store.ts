@@ -26,15 +26,17 @@ export interface NewTaskLink {
 
 /**
  * Keeps a link to `taskId` for its assignee when the assignee is a quick user (an account without a
- * password, so without any other way to sign in), and answers whether it was kept. Expired links go
- * in the same statement.
+ * password, so without any other way to sign in), and answers whether it was kept. Up to a hundred
+ * expired links go in the same statement, none that another start is removing.
  */
 export async function insertQuickUserTaskLink(
   sql: Queryable,
   link: NewTaskLink & { tokenHash: Buffer },
 ): Promise<boolean> {
   const kept = await sql`
-    with expired as (delete from workflow_task_links where expires_at <= now())
+    with expired as (
+      delete from workflow_task_links where token_hash in (
+        select token_hash from workflow_task_links where expires_at <= now() limit 100 for update skip locked))
     insert into workflow_task_links
       (token_hash, task_id, process_id, tenant_id, test, user_id, application_id, expires_at)
     select ${link.tokenHash}, ${link.taskId}, ${link.processId}, ${link.tenantId}, ${link.test}, id,
@@ -44,7 +46,7 @@ export async function insertQuickUserTaskLink(
   return kept.length === 1;
 }
 
-/** The link whose token hashes to `tokenHash`, unless it has expired. */
+/** The link whose token hashes to `tokenHash`, unless it has expired or its user is disabled. */
 export async function liveTaskLink(sql: Queryable, tokenHash: Buffer): Promise<TaskLinkRow | undefined> {
   const [row] = await sql<TaskLinkRow[]>`
     select link.task_id as "taskId", link.process_id as "processId", process.entry::float8 as "processEntry",
@@ -52,7 +54,9 @@ export async function liveTaskLink(sql: Queryable, tokenHash: Buffer): Promise<T
            link.application_id as "applicationId",
            extract(epoch from link.expires_at)::int as "expiresAt",
            extract(epoch from link.created_at)::int as "issuedAt"
-    from workflow_task_links link join workflow_processes process on process.id = link.process_id
-    where link.token_hash = ${tokenHash} and link.expires_at > now()`;
+    from workflow_task_links link
+    join workflow_processes process on process.id = link.process_id
+    join users on users.id = link.user_id
+    where link.token_hash = ${tokenHash} and link.expires_at > now() and not users.disabled`;
   return row;
 }

@@ -328,6 +328,17 @@ for (const mode of await testModes()) {
       const signsIn = await start(sys, { userId: "alice", assignTo: "bob", secureURIExpire: "600" });
       assert.equal(new URL(signsIn.uri).searchParams.get("access_token"), null, "bob signs in instead");
 
+      const account = (action: string) =>
+        fetch(`${platform.url}/admin/users/example.edu/quinn/${action}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+      const later = await start(sys, { userId: "alice", assignTo: "quinn", secureURIExpire: "600" });
+      assert.equal((await account("disable")).status, 200);
+      assert.equal((await fetch(later.uri)).status, 401, "a disabled account's link opens nothing");
+      assert.equal((await account("enable")).status, 200);
+      assert.equal((await fetch(later.uri)).status, 200);
+
       const brief = await start(sys, { userId: "alice", assignTo: "quinn", secureURIExpire: "1" });
       await new Promise((resolve) => setTimeout(resolve, 2100));
       assert.equal((await fetch(brief.uri)).status, 401, "an expired link opens nothing");
