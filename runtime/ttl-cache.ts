@@ -11,8 +11,6 @@ export class TtlCache<Value> {
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries: number,
-    /** False where a key may come to exist at any moment and must then be found at once. */
-    private readonly rememberMisses = true,
   ) {}
 
   async get(key: string, load: () => Promise<Value | undefined>): Promise<Value | undefined> {
@@ -22,7 +20,7 @@ export class TtlCache<Value> {
     const generation = this.generation;
     const value = await load();
     // A value read before a clear() may be what the clear was for.
-    if (generation !== this.generation || (value === undefined && !this.rememberMisses)) return value;
+    if (generation !== this.generation) return value;
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { value, until: now + this.ttlMs });

@@ -4,9 +4,10 @@ import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { deleteEntrustments, entrustmentsOf, putEntrustment } from "../../workflow/entrustment-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
-import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
+import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
+import { namedUser } from "../workflow/workflow-tenant.ts";
 
 const entrustmentSchema = z
   .object({

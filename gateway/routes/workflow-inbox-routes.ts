@@ -7,10 +7,11 @@ import { profiles } from "../../workflow/process-views.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
-import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
+import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
+import { namedUser } from "../workflow/workflow-tenant.ts";
 
 const inboxProcessSchema = z
   .object({

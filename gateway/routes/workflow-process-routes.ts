@@ -22,7 +22,7 @@ import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, listParameter, pageParameters } from "../workflow/directory-parameters.ts";
-import { namedUser, type WorkflowCaller } from "../workflow/workflow-access.ts";
+import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import {
   activitySchema,
@@ -32,6 +32,7 @@ import {
   taskSchema,
 } from "../workflow/workflow-schemas.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
+import { namedUser } from "../workflow/workflow-tenant.ts";
 
 const idParam = z.object({ id: z.string().min(1).max(64) });
 const usersParameter = listParameter(/,/, 200, 360);

@@ -1,9 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../../contracts/errors.ts";
 import { Grant } from "../../contracts/scopes.ts";
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { AccessClaims } from "../oauth/access-tokens.ts";
 import type { TaskLink } from "../oauth/task-links.ts";
@@ -79,13 +76,6 @@ export interface WorkflowCaller {
   userId: string | undefined;
   /** A Workflow application's own workflow: its token sees that workflow only. */
   workflowCode: string | undefined;
-}
-
-/** The user a sys token names (account, `account@domain` read by the tenant, or id), or a refusal. */
-export async function namedUser(sql: Queryable, tenantId: string, code: string): Promise<string> {
-  const [id] = await userIdsByCodes(sql, tenantId, [code]);
-  if (!id) throw new WorkflowRefusal("USER_NOT_FOUND", `no user ${code}`);
-  return id;
 }
 
 /** Resolves the caller of a workflow operation from its token and `domain`/`userId` parameters. */

@@ -12,6 +12,13 @@ const TENANT_CACHE_MS = 30_000;
 /** How long a named account's id is remembered: the longest an account the feed disabled stays nameable. */
 const NAMED_USER_CACHE_MS = 5_000;
 
+/** The user a sys token names (account, `account@domain` read by the tenant, or id), or a refusal. */
+export async function namedUser(sql: Queryable, tenantId: string, code: string): Promise<string> {
+  const [id] = await userIdsByCodes(sql, tenantId, [code]);
+  if (!id) throw new WorkflowRefusal("USER_NOT_FOUND", `no user ${code}`);
+  return id;
+}
+
 /**
  * The tenant a call of spec 001 acts on. A token of an Enterprise or Workflow application (and a
  * user token) carries its tenant and sees no other; a Global application names the tenant with
@@ -19,7 +26,7 @@ const NAMED_USER_CACHE_MS = 5_000;
  */
 export class WorkflowTenants {
   private readonly byDomain = new TtlCache<Tenant>(TENANT_CACHE_MS, 10_000);
-  private readonly userIds = new TtlCache<string>(NAMED_USER_CACHE_MS, 10_000, false);
+  private readonly userIds = new TtlCache<string>(NAMED_USER_CACHE_MS, 10_000);
 
   constructor(
     private readonly sql: Queryable,
@@ -42,12 +49,8 @@ export class WorkflowTenants {
    * `userId` does on nearly every call. An account's id never changes, so it is remembered briefly.
    */
   async userId(tenantId: string, code: string): Promise<string> {
-    const id = await this.userIds.get(`${tenantId} ${code}`, async () => {
-      const [found] = await userIdsByCodes(this.sql, tenantId, [code]);
-      return found;
-    });
-    if (!id) throw new WorkflowRefusal("USER_NOT_FOUND", `no user ${code}`);
-    return id;
+    // A refusal is not remembered: an account made a moment later is named at once.
+    return (await this.userIds.get(`${tenantId} ${code}`, () => namedUser(this.sql, tenantId, code)))!;
   }
 
   async resolve(token: AccessClaims, domain: string | undefined): Promise<string> {
