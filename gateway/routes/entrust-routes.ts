@@ -6,8 +6,7 @@ import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
-import { namedUser } from "../workflow/workflow-tenant.ts";
+import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const entrustmentSchema = z
   .object({

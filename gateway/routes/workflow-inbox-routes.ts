@@ -10,8 +10,7 @@ import { booleanParameter, pageParameters } from "../workflow/directory-paramete
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
-import { namedUser } from "../workflow/workflow-tenant.ts";
+import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const inboxProcessSchema = z
   .object({

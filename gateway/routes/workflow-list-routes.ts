@@ -32,8 +32,7 @@ import { pageParameters } from "../workflow/directory-parameters.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
-import { namedUser } from "../workflow/workflow-tenant.ts";
+import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const appListSchema = z
   .object({

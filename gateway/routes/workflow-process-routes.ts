@@ -31,8 +31,7 @@ import {
   startedSchema,
   taskSchema,
 } from "../workflow/workflow-schemas.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
-import { namedUser } from "../workflow/workflow-tenant.ts";
+import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const idParam = z.object({ id: z.string().min(1).max(64) });
 const usersParameter = listParameter(/,/, 200, 360);
