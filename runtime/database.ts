@@ -37,8 +37,9 @@ export async function transaction<T>(
     if ((await tx`commit`).command === "ROLLBACK") throw new Error("the transaction was rolled back");
     return result;
   } catch (error) {
-    // The pool has a lost connection back already, to connect again: released, it would be reused closed.
-    lost = isDatabaseUnavailable(error);
+    // The pool has a closed connection back already, to connect again: released, it would be reused
+    // closed. Only the client's own codes say the socket is gone; a server error leaves it open.
+    lost = CONNECTION_ERRORS.has((error as { code?: string } | undefined)?.code ?? "");
     if (!lost) await tx`rollback`.catch(() => {});
     throw error;
   } finally {
