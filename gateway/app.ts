@@ -5,11 +5,11 @@ import { consoleRoutes } from "./console/console-routes.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import { limitBody } from "./middleware/body-limit.ts";
-import { requestLog } from "./middleware/request-log.ts";
 import { requireOperatorToken } from "./middleware/require-operator-token.ts";
 import { requireStorableText } from "./middleware/storable-text.ts";
 import { surface } from "./middleware/surface.ts";
 import { PrefixRouter } from "./prefix-router.ts";
+import { type MatchedRoute, RouteRecorder, withRequestLog } from "./request-log.ts";
 import { accessAdminRoutes } from "./routes/access-admin-routes.ts";
 import { adminReadRoutes } from "./routes/admin-read-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
@@ -42,6 +42,18 @@ import { SealCache } from "./seal-cache.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
 import { WorkflowTenants } from "./workflow/workflow-tenant.ts";
 
+/** The URL prefixes under which requests carry text the platform stores or looks up. */
+const STORING_SURFACES = [
+  "/apis",
+  "/oauth2",
+  "/v1",
+  "/notification",
+  "/file",
+  "/export",
+  "/admin",
+  "/console",
+];
+
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(issues: readonly ValidationIssue[]): PlatformError {
   const issue = issues[0];
@@ -71,24 +83,29 @@ function workflowApi(deps: GatewayDeps, tenants: WorkflowTenants, mode: Workflow
   return api;
 }
 
-/** The gateway: request id and log, body limit, error mapping, then one sub-app per API surface. */
+/**
+ * The gateway: body limit, text check and error mapping, then one sub-app per API surface; its
+ * `fetch` gives each request its id and log line.
+ */
 export function createGateway(deps: GatewayDeps) {
+  const routes = new RouteRecorder(new PrefixRouter<MatchedRoute>("/apis"));
   const app = new OpenAPIHono<GatewayEnv>({
-    router: new PrefixRouter("/apis"),
+    router: routes,
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error.issues);
     },
   });
 
-  app.use(requestLog(deps.log));
   // Only methods that carry a body pass through the limit; GETs skip the extra middleware entirely.
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", limitBody(deps.config.http.bodyLimitBytes));
-  app.use(requireStorableText());
+  // The surfaces that store or look up what callers send; health, metrics and documents do neither,
+  // and with no middleware before them answer without a promise.
+  for (const prefix of STORING_SURFACES) app.use(`${prefix}/*`, requireStorableText());
 
   app.onError((error, c) => {
     const platformError = asPlatformError(error);
     const { status } = errorMapping(platformError.code);
-    const context = { requestId: c.get("requestId"), path: c.req.path, code: platformError.code };
+    const context = { requestId: c.env.requestId, path: c.req.path, code: platformError.code };
     if (status === 503) {
       // A dependency out of reach: one line per request, without a stack, for as long as it lasts.
       const cause = platformError.cause instanceof Error ? platformError.cause.message : undefined;
@@ -196,7 +213,7 @@ export function createGateway(deps: GatewayDeps) {
     return c.body(openApiDocument, 200, { "content-type": "application/json" });
   });
 
-  return app;
+  return { app, fetch: withRequestLog(app.fetch, routes, deps.log) };
 }
 
 export type Gateway = ReturnType<typeof createGateway>;

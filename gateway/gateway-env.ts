@@ -1,6 +1,7 @@
 import type { Platform } from "../runtime/platform.ts";
 import type { AccessClaims } from "./oauth/access-tokens.ts";
 import type { OAuthServices } from "./oauth/oauth-services.ts";
+import type { RequestBindings } from "./request-log.ts";
 
 /**
  * The envelope families of the API surfaces: spec 000's open API (`errno`, `error`, `total`; the
@@ -16,10 +17,10 @@ export interface GatewayDeps extends Platform {
   draining: { value: boolean };
 }
 
-/** Variables middleware sets on the request context. */
+/** What each request is bound to (its id among it), and the variables middleware sets on its context. */
 export interface GatewayEnv {
+  Bindings: RequestBindings;
   Variables: {
-    requestId: string;
     surface: ApiSurface;
     /** The verified access token of a protected route. */
     token: AccessClaims;

@@ -17,11 +17,15 @@ export interface HttpServer {
   close(drainMs: number): Promise<void>;
 }
 
-export function listen(app: Gateway, options: { host: string; port: number }): Promise<HttpServer> {
+export function listen(
+  app: Pick<Gateway, "fetch">,
+  options: { host: string; port: number },
+): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     // serve() of @hono/node-server, with the two ways a request can fail before the gateway sees it
     // answered in the platform's envelope rather than with a bare status.
-    const serve = getRequestListener(app.fetch, {
+    // An HTTP/1.1 server: the gateway gets HTTP/1 bindings only.
+    const serve = getRequestListener(app.fetch as Parameters<typeof getRequestListener>[0], {
       hostname: options.host,
       errorHandler: answerUnreadableRequest,
     });

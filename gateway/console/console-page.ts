@@ -11,6 +11,7 @@ import type { ConsoleSession, Flash } from "./sessions.ts";
 
 /** The request context of the console: the gateway's, with the operator's session once signed in. */
 export interface ConsoleEnv {
+  Bindings: GatewayEnv["Bindings"];
   Variables: GatewayEnv["Variables"] & { session: ConsoleSession; form: ConsoleForm };
 }
 export type ConsoleContext = Context<ConsoleEnv>;

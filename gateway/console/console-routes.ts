@@ -47,11 +47,8 @@ export function consoleRoutes(deps: GatewayDeps, seals: SealCache, adminToken: s
     const platformError = asPlatformError(error);
     const { status } = errorMapping(platformError.code);
     if (status >= 500 && status !== 503) {
-      deps.log.error(
-        { requestId: c.get("requestId"), path: c.req.path, err: error },
-        "console request failed",
-      );
-      return errorPage(c, status, `Something failed on our side (request ${c.get("requestId")}).`);
+      deps.log.error({ requestId: c.env.requestId, path: c.req.path, err: error }, "console request failed");
+      return errorPage(c, status, `Something failed on our side (request ${c.env.requestId}).`);
     }
     return errorPage(c, status, platformError.message);
   });

@@ -209,7 +209,7 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       async registeredRoutes() {
         const deps = running.running.platform;
         const oauth = await createOAuthServices(deps);
-        return createGateway({ ...deps, oauth, draining: { value: false } }).routes;
+        return createGateway({ ...deps, oauth, draining: { value: false } }).app.routes;
       },
       async stop() {
         await running.stop();
