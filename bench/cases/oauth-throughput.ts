@@ -47,9 +47,9 @@ export const oauthBench: BenchCase = {
         3,
       );
       const check = await compareRates(
-        { url: `http://127.0.0.1:${routes.port}/open` },
+        { url: `http://127.0.0.1:${routes.port}/v1/open` },
         {
-          url: `http://127.0.0.1:${routes.port}/protected`,
+          url: `http://127.0.0.1:${routes.port}/v1/protected`,
           headers: { authorization: `Bearer ${routes.ready}` },
         },
         9,

@@ -27,7 +27,8 @@ function bearerToken(header: string | undefined): string | undefined {
 export function requireToken(accessTokens: AccessTokens, rule: TokenRule): MiddlewareHandler<GatewayEnv> {
   return async function requireToken(c, next) {
     const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
-    const claims = token ? await accessTokens.verify(token) : undefined;
+    const verified = token ? accessTokens.verify(token) : undefined;
+    const claims = verified instanceof Promise ? await verified : verified;
     if (!claims) {
       throw new PlatformError(ErrorCode.Unauthenticated, TOKEN_REFUSED, {
         challenge: token ? 'Bearer error="invalid_token"' : "Bearer",

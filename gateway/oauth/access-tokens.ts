@@ -115,20 +115,34 @@ export class AccessTokens {
     return `${input}.${sign(null, Buffer.from(input), key.signingKey).toString("base64url")}`;
   }
 
-  /** The token's claims, or undefined when it is malformed, forged, expired, revoked or its holder disabled. */
-  async verify(token: string): Promise<AccessClaims | undefined> {
-    const claims = await this.signedClaims(token);
+  /**
+   * The token's claims, or undefined when it is malformed, forged, expired, revoked or its holder
+   * disabled. A token verified before is answered without a promise: most requests carry one.
+   */
+  verify(token: string): AccessClaims | undefined | Promise<AccessClaims | undefined> {
+    const remembered = this.rememberedClaims(token);
+    if (remembered === "unknown")
+      return this.signedClaims(token).then((claims) => this.unlessRefused(claims));
+    return this.unlessRefused(remembered);
+  }
+
+  private unlessRefused(claims: AccessClaims | undefined): AccessClaims | undefined {
     return claims && !this.denylist.refuses(claims) ? claims : undefined;
+  }
+
+  /** A token verified before: its claims while it lives, undefined once it expired. */
+  private rememberedClaims(token: string): AccessClaims | undefined | "unknown" {
+    const remembered = this.verified.get(token);
+    if (!remembered) return "unknown";
+    if (remembered.expiresAt * 1000 > Date.now()) return remembered;
+    this.verified.delete(token);
+    return undefined;
   }
 
   /** The claims of a token this platform signed that has not expired, refused or not (for revoking it). */
   async signedClaims(token: string): Promise<AccessClaims | undefined> {
-    const cached = this.verified.get(token);
-    if (cached) {
-      if (cached.expiresAt * 1000 > Date.now()) return cached;
-      this.verified.delete(token);
-      return undefined;
-    }
+    const remembered = this.rememberedClaims(token);
+    if (remembered !== "unknown") return remembered;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, (header) => this.publicKeyFor(header.kid), {
