@@ -1,6 +1,10 @@
 import { randomFillSync } from "node:crypto";
 
 const bytes = Buffer.alloc(16);
+/** Random bytes drawn for many ids at once: one draw costs about as much as a few hundred copies. */
+const RANDOM_BYTES_PER_ID = 10;
+const random = Buffer.alloc(RANDOM_BYTES_PER_ID * 256);
+let randomOffset = random.length;
 
 /**
  * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. Rows inserted
@@ -8,7 +12,12 @@ const bytes = Buffer.alloc(16);
  * of a hundred scattered ones (less I/O and write-ahead log per commit).
  */
 export function timeOrderedId(): string {
-  randomFillSync(bytes);
+  if (randomOffset === random.length) {
+    randomFillSync(random);
+    randomOffset = 0;
+  }
+  random.copy(bytes, 6, randomOffset, randomOffset + RANDOM_BYTES_PER_ID);
+  randomOffset += RANDOM_BYTES_PER_ID;
   const now = Date.now();
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;

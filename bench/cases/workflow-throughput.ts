@@ -95,9 +95,11 @@ export const workflowBench: BenchCase = {
         users: [...users, { tenant: "bench.edu", account: "head", name: "Head" }],
       }),
     );
+    // A gateway process, as the distributed mode runs one: the approval needs no worker.
     const platform = await startServer(PLATFORM_SERVER, PORT, {
       ...platformEnv(dir.path, db.url, bootstrap),
       ADMIN_TOKEN,
+      BENCH_PROCESS: "gateway",
     });
     const client = new Agent({ connections: CLIENTS });
     const url = `http://127.0.0.1:${PORT}`;
