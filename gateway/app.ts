@@ -40,6 +40,7 @@ import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
 import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
 import { SealCache } from "./seal-cache.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
+import { StartableApps } from "./workflow/startable-apps.ts";
 import { WorkflowTenants } from "./workflow/workflow-tenant.ts";
 
 /** The URL prefixes under which requests carry text the platform stores or looks up. */
@@ -68,11 +69,16 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
 }
 
 /** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
-function workflowApi(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+function workflowApi(
+  deps: GatewayDeps,
+  tenants: WorkflowTenants,
+  apps: StartableApps,
+  mode: WorkflowDataMode,
+) {
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
   api.route("/", tripleRoutes(deps, tenants, mode));
-  api.route("/", workflowProcessRoutes(deps, tenants, mode));
+  api.route("/", workflowProcessRoutes(deps, tenants, apps, mode));
   api.route("/", entrustRoutes(deps, tenants, mode));
   api.route("/", thingRoutes(deps, tenants, mode));
   api.route("/", workflowAppRoutes(deps, tenants, mode));
@@ -131,9 +137,10 @@ export function createGateway(deps: GatewayDeps) {
   // /.well-known/oauth-authorization-server
   app.route("/", oauthMetadataRoutes(deps));
   const tenants = new WorkflowTenants(deps.db.sql, deps.db.changes);
+  const apps = new StartableApps(deps.db.sql, deps.db.changes);
   // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
   app.use("/apis/*", surface("workflow"));
-  for (const mode of WORKFLOW_DATA_MODES) app.route(mode.base, workflowApi(deps, tenants, mode));
+  for (const mode of WORKFLOW_DATA_MODES) app.route(mode.base, workflowApi(deps, tenants, apps, mode));
   const notifications = notificationRoutes(deps);
   app.route("/v1/notification", notifications.send);
   app.route("/notification", notifications.status);

@@ -11,6 +11,8 @@ export type ControlChange =
   | { kind: "application"; id: string; disabled?: boolean }
   | { kind: "user"; id: string; disabled: boolean }
   | { kind: "access-token-revoked"; jti: string; expiresAt: number }
+  /** A workflow app of the tenant, or its versions, changed (deployed, on or off line, ready). */
+  | { kind: "workflow-app"; tenantId: string }
   /** A bootstrap document was applied: anything may have changed. */
   | { kind: "configuration" };
 

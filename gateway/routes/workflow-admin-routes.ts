@@ -53,6 +53,7 @@ export function workflowAdminRoutes(deps: GatewayDeps) {
         const name = fields?.name ?? existing?.name ?? code;
         return deployWorkflow(tx, tenant.id, { ...fields, code, name, versions: [version] });
       });
+      await deps.db.changes.announce({ kind: "workflow-app", tenantId: tenant.id });
       const [first] = deployed.versions;
       return c.json(
         { app: deployed.app.id, version: first!.id, number: first!.number, created: first!.created },

@@ -172,7 +172,7 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
     async (_c, caller, { params, parameters }) => {
       if (!caller.sys)
         throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user administers no workflow app");
-      return transaction(sql, async (tx) => {
+      const changed = await transaction(sql, async (tx) => {
         const found = await findApp(tx, caller, params.idc);
         const test = caller.test || (parameters.beta ?? false);
         for (const [versionId, isOnline] of [
@@ -183,13 +183,15 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
             throw new WorkflowRefusal("VERSION_NOT_FOUND", `no version ${versionId} of ${found.code}`);
           }
         }
-        const changed = await updateWorkflowAppSettings(tx, found.id, parameters);
+        const updated = await updateWorkflowAppSettings(tx, found.id, parameters);
         return {
           entities: [
-            await appView(tx, deps.config.http.publicUrl, changed, caller, { includeVersions: true }),
+            await appView(tx, deps.config.http.publicUrl, updated, caller, { includeVersions: true }),
           ],
         };
       });
+      await deps.db.changes.announce({ kind: "workflow-app", tenantId: caller.tenantId });
+      return changed;
     },
   );
   return app;

@@ -4,7 +4,7 @@ import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { type Queryable, transaction } from "../../runtime/database.ts";
 import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import { queryActivities } from "../../workflow/activity-store.ts";
-import { startableApp, workflowAppByIdOrCode } from "../../workflow/app-store.ts";
+import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { parseFormData } from "../../workflow/form-data.ts";
 import { actOnProcess, PROCESS_ACTIONS } from "../../workflow/process-actions.ts";
 import { commandTask, handleTask, startProcess } from "../../workflow/process-commands.ts";
@@ -22,6 +22,7 @@ import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, listParameter, pageParameters } from "../workflow/directory-parameters.ts";
+import type { StartableApps } from "../workflow/startable-apps.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import {
@@ -73,7 +74,12 @@ function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
  * process (3.3, 4.5), withdraw (4.8), candidates (4.6, 4.7), remind (4.9), activities (4.13). Each
  * change runs in one transaction, so what it did is visible when it answers.
  */
-export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function workflowProcessRoutes(
+  deps: GatewayDeps,
+  tenants: WorkflowTenants,
+  apps: StartableApps,
+  mode: WorkflowDataMode,
+) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
@@ -118,14 +124,14 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
       if (caller.sys && !caller.userId)
         throw new WorkflowRefusal("USER_NOT_FOUND", "userId: a sys token names the owner");
       const data = parseFormData(parameters.data);
-      return transaction(sql, async (tx) => {
-        const workflowApp = await startableApp(tx, caller.tenantId, code, caller.test);
-        if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
-        const firstAssignee =
-          caller.sys && parameters.assignTo
-            ? await namedUser(tx, caller.tenantId, parameters.assignTo)
-            : undefined;
-        const started = await startProcess(tx, {
+      const workflowApp = await apps.get(caller.tenantId, code, caller.test);
+      if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
+      const firstAssignee =
+        caller.sys && parameters.assignTo
+          ? await namedUser(sql, caller.tenantId, parameters.assignTo)
+          : undefined;
+      const start = async (db: Queryable) => {
+        const started = await startProcess(db, {
           tenantId: caller.tenantId,
           test: caller.test,
           app: workflowApp,
@@ -136,10 +142,10 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
           data,
           businessId: parameters.businessId ?? null,
         });
-        const task = await taskViewOf(tx, started.process, started.firstTask, started.people, views());
+        const task = await taskViewOf(db, started.process, started.firstTask, started.people, views());
         const link =
           firstAssignee && parameters.secureURIExpire
-            ? await deps.oauth.taskLinks.issue(tx, {
+            ? await deps.oauth.taskLinks.issue(db, {
                 taskId: task.id,
                 processId: started.process.id,
                 tenantId: caller.tenantId,
@@ -151,7 +157,10 @@ export function workflowProcessRoutes(deps: GatewayDeps, tenants: WorkflowTenant
             : undefined;
         const uri = link ? `${task.uri}&access_token=${link}` : task.uri;
         return { entities: [started.process.entry, 1, uri, task] };
-      });
+      };
+      // The start writes its process in one statement, atomic on its own; a task link is a second
+      // write, and the two commit together.
+      return firstAssignee && parameters.secureURIExpire ? transaction(sql, start) : start(sql);
     },
   );
 
