@@ -33,6 +33,23 @@ export interface ControlChanges {
   subscribe(listener: ControlChangeListener): Promise<void>;
 }
 
+/**
+ * Calls `forget` whenever a change of one of `kinds` is announced, and when changes may have been
+ * missed: for what a process remembers of rows those changes touch.
+ */
+export function forgetOnChanges(
+  changes: ControlChanges,
+  kinds: readonly ControlChange["kind"][],
+  forget: () => void,
+): Promise<void> {
+  return changes.subscribe({
+    change: (change) => {
+      if (kinds.includes(change.kind)) forget();
+    },
+    resync: forget,
+  });
+}
+
 const CHANNEL = "platform_control_changes";
 
 export function inProcessControlChanges(): ControlChanges {

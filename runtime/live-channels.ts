@@ -1,5 +1,5 @@
 import type { BootstrapChannel } from "../contracts/bootstrap.ts";
-import type { ControlChanges } from "./control-changes.ts";
+import { type ControlChanges, forgetOnChanges } from "./control-changes.ts";
 import type { Sql } from "./database.ts";
 import type { Logger } from "./logger.ts";
 import { allChannels } from "./store/channels.ts";
@@ -25,12 +25,7 @@ export class LiveChannels {
   static async open(sql: Sql, changes: ControlChanges, log: Logger): Promise<LiveChannels> {
     const live = new LiveChannels(sql, log);
     live.#channels = await allChannels(sql);
-    await changes.subscribe({
-      change: (change) => {
-        if (change.kind === "configuration") live.reread();
-      },
-      resync: () => live.reread(),
-    });
+    await forgetOnChanges(changes, ["configuration"], () => live.reread());
     return live;
   }
 

@@ -1,4 +1,5 @@
 import type { Config } from "../../runtime/config.ts";
+import { forgetOnChanges } from "../../runtime/control-changes.ts";
 import type { Database } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { AccessTokens } from "./access-tokens.ts";
@@ -35,12 +36,7 @@ export async function createOAuthServices(platform: {
   const refreshTokens = new RefreshTokens(sql, config.oauth.refreshTokenTtlSeconds);
   const loginLimiter = new LoginLimiter(sql, config.oauth.loginMaxFailures, config.oauth.loginLockoutSeconds);
   const applications = new ApplicationCache(sql);
-  await changes.subscribe({
-    change: (change) => {
-      if (change.kind === "application" || change.kind === "configuration") applications.clear();
-    },
-    resync: () => applications.clear(),
-  });
+  await forgetOnChanges(changes, ["application", "configuration"], () => applications.clear());
   const server = new AuthorizationServer({
     sql,
     applications,

@@ -1,4 +1,4 @@
-import type { ControlChanges } from "../../runtime/control-changes.ts";
+import { type ControlChanges, forgetOnChanges } from "../../runtime/control-changes.ts";
 import type { Queryable } from "../../runtime/database.ts";
 import { TtlCache } from "../../runtime/ttl-cache.ts";
 import { type StartableApp, startableApp } from "../../workflow/app-store.ts";
@@ -21,14 +21,7 @@ export class StartableApps {
     private readonly sql: Queryable,
     changes: ControlChanges,
   ) {
-    changes
-      .subscribe({
-        change: (change) => {
-          if (change.kind === "workflow-app" || change.kind === "configuration") this.apps.clear();
-        },
-        resync: () => this.apps.clear(),
-      })
-      .catch(() => {});
+    forgetOnChanges(changes, ["workflow-app", "configuration"], () => this.apps.clear()).catch(() => {});
   }
 
   /** The tenant's app by id or code, with the version a start of the data mode uses. */

@@ -1,6 +1,6 @@
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { ControlChanges } from "../../runtime/control-changes.ts";
+import { type ControlChanges, forgetOnChanges } from "../../runtime/control-changes.ts";
 import type { Queryable } from "../../runtime/database.ts";
 import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import { type Tenant, tenantByDomain } from "../../runtime/store/tenants.ts";
@@ -34,14 +34,7 @@ export class WorkflowTenants {
   ) {
     // An account disabled or enabled through the platform is named accordingly at once; one the
     // feed disabled, within the cache's window.
-    changes
-      .subscribe({
-        change: (change) => {
-          if (change.kind === "user" || change.kind === "configuration") this.userIds.clear();
-        },
-        resync: () => this.userIds.clear(),
-      })
-      .catch(() => {});
+    forgetOnChanges(changes, ["user", "configuration"], () => this.userIds.clear()).catch(() => {});
   }
 
   /**
