@@ -1,5 +1,6 @@
 import type { Queryable } from "../runtime/database.ts";
 import type { WorkflowApp } from "./app-store.ts";
+import { PROCESS_COLUMNS, type ProcessRef, type ProcessRow } from "./process-store.ts";
 
 /** The statements behind spec 001's `process` and `task` views (2.8, 3.1, 3.2, 3.5). */
 
@@ -83,43 +84,55 @@ type Json<T> = {
   [K in keyof T]: T[K] extends Date ? string : T[K] extends Date | null ? string | null : T[K];
 };
 
-/** A process's tasks, activities, app and people: one round trip where four would each wait their turn. */
-export async function readProcessParts(
+/**
+ * A process of the tenant and mode (by GUID or serial number) with its tasks, activities, app and
+ * people: one round trip where five would each wait their turn.
+ */
+export async function readProcessWithParts(
   sql: Queryable,
-  process: { id: string; versionId: string; ownerId: string; actualUserId: string | null },
-): Promise<ProcessParts> {
+  tenantId: string,
+  test: boolean,
+  ref: ProcessRef,
+): Promise<(ProcessParts & { process: ProcessRow }) | undefined> {
   const [row] = await sql<
-    {
-      tasks: Json<TaskRecord>[];
+    (ProcessRow & {
+      processTasks: Json<TaskRecord>[];
       activities: Json<ActivityRecord>[];
       app: Json<AppFields & { versionCreatedAt: Date }> | null;
       people: ProfileView[];
-    }[]
+    })[]
   >`
-    with task as (
+    with process as (
+      select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes
+      where ${"id" in ref ? sql`id = ${ref.id}` : sql`entry = ${ref.entry}`}
+        and tenant_id = ${tenantId} and test = ${test}
+    ), task as (
       select ${sql.unsafe(TASK_COLUMNS)} from workflow_tasks
-      where process_id = ${process.id} and status in ('todo', 'done', 'subprocess')
+      where process_id = (select id from process) and status in ('todo', 'done', 'subprocess')
     ), activity as (
       select id, user_id as "userId", description, level, created_at as "createdAt", tags
-      from workflow_activities where process_id = ${process.id}
+      from workflow_activities where process_id = (select id from process)
     )
-    select
-      (select coalesce(json_agg(task order by "assignedAt", id), '[]') from task) as tasks,
+    select process.*,
+      (select coalesce(json_agg(task order by "assignedAt", id), '[]') from task) as "processTasks",
       (select coalesce(json_agg(json_build_object('userId', "userId", 'description', description, 'level', level,
                                                   'createdAt', "createdAt", 'tags', tags) order by id), '[]')
        from activity) as activities,
       (select json_build_object('id', a.id, 'name', a.name, 'code', a.code, 'tags', a.tags,
                                 'description', a.description, 'versionCreatedAt', v.created_at)
-       from workflow_versions v join workflow_apps a on a.id = v.app_id where v.id = ${process.versionId}) as app,
+       from workflow_versions v join workflow_apps a on a.id = v.app_id where v.id = process."versionId") as app,
       (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
                                                   'email', u.email, 'phone', u.phone)), '[]')
        from users u where u.id in (
-         select ${process.ownerId}::uuid union select ${process.actualUserId}::uuid
+         select process."ownerId" union select process."actualUserId"
          union select unnest(candidates || "handlerId" || "actualUserId") from task
-         union select "userId" from activity)) as people`;
-  const { tasks, activities, app, people } = row!;
+         union select "userId" from activity)) as people
+    from process`;
+  if (!row) return undefined;
+  const { processTasks, activities, app, people, ...process } = row;
   return {
-    tasks: tasks.map((task) => ({
+    process,
+    tasks: processTasks.map((task) => ({
       ...task,
       assignedAt: new Date(task.assignedAt),
       handledAt: dateOrNull(task.handledAt),

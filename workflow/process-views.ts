@@ -6,9 +6,9 @@ import type { TaskState } from "./process-state.ts";
 import type { ProcessRow } from "./process-store.ts";
 import {
   type AppFields,
+  type ProcessParts,
   type ProfileView,
   readAncestors,
-  readProcessParts,
   readProfiles,
   readTaskExecutors,
   readTaskWithPeople,
@@ -212,11 +212,13 @@ function milestonesOf(
 }
 
 /** 2.8: the process with its tasks, milestones, where it stays, its activities. */
-export async function processView(sql: Queryable, process: ProcessRow, options: ViewOptions) {
-  const [{ tasks, activities, app, people }, workflow] = await Promise.all([
-    readProcessParts(sql, process),
-    compiledVersion(sql, process.versionId),
-  ]);
+export async function processView(
+  sql: Queryable,
+  read: ProcessParts & { process: ProcessRow },
+  options: ViewOptions,
+) {
+  const { process, tasks, activities, app, people } = read;
+  const workflow = await compiledVersion(sql, process.versionId);
   const visible = tasks.filter((task) => options.showHidden || !isHidden(workflow.nodes.get(task.node)));
   const open = visible.filter((task) => task.status === "todo");
   const users = new Map(people.map((profile) => [profile.id, profile]));

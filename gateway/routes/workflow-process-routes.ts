@@ -16,6 +16,7 @@ import {
   todoUsersOfTask,
   tookPart,
 } from "../../workflow/process-store.ts";
+import { readProcessWithParts } from "../../workflow/process-view-store.ts";
 import { processView, profiles, taskViewOf, type ViewOptions } from "../../workflow/process-views.ts";
 import { parseRange } from "../../workflow/ranges.ts";
 import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.ts";
@@ -61,6 +62,14 @@ async function loadProcess(sql: Queryable, caller: WorkflowCaller, id: string): 
   const process = ref ? await processByRef(sql, caller.tenantId, caller.test, ref) : undefined;
   if (!process) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${id}`);
   return process;
+}
+
+/** A process with what its view shows, read in one statement; refused as `loadProcess` refuses. */
+async function loadProcessWithParts(sql: Queryable, caller: WorkflowCaller, id: string) {
+  const ref = processRef(id);
+  const read = ref ? await readProcessWithParts(sql, caller.tenantId, caller.test, ref) : undefined;
+  if (!read) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${id}`);
+  return read;
 }
 
 /** The channels a reminder may name: those configured now. */
@@ -231,7 +240,8 @@ export function workflowProcessRoutes(
         [link.processId, String(link.processEntry)].includes(c.req.param("id") ?? ""),
     },
     async (_c, caller, { params, parameters }) => {
-      const process = await loadProcess(sql, caller, params.id);
+      const read = await loadProcessWithParts(sql, caller, params.id);
+      const { process } = read;
       if (parameters.entryRef !== undefined && !caller.sys && caller.userId) {
         // A sub-process is visible to whoever took part in the ancestor it names.
         const ancestor = await processByRef(sql, caller.tenantId, caller.test, {
@@ -250,7 +260,7 @@ export function workflowProcessRoutes(
       const showHidden = parameters.visibility === "all" && caller.sys;
       const view = await processView(
         sql,
-        process,
+        read,
         views({
           showHidden,
           includeAncestors: parameters.includeAncestors ?? false,
@@ -302,7 +312,7 @@ export function workflowProcessRoutes(
             everyone,
           },
         );
-        const after = await loadProcess(tx, caller, params.id);
+        const after = await loadProcessWithParts(tx, caller, params.id);
         return { entities: [await processView(tx, after, views())] };
       }),
   );
