@@ -29,12 +29,14 @@ export async function transaction<T>(
   characteristics?: "isolation level repeatable read read only",
 ): Promise<T> {
   const tx = await sql.reserve();
+  openTransactions.add(tx);
   let lost = false;
   try {
     const begin = characteristics ? tx`begin ${tx.unsafe(characteristics)}` : tx`begin`;
     const [, result] = await Promise.all([begin.execute(), work(tx)]);
     // A statement that failed, even one the work caught, left the transaction to be rolled back.
-    if ((await tx`commit`).command === "ROLLBACK") throw new Error("the transaction was rolled back");
+    const commit = commitsSent.get(tx) ?? tx`commit`;
+    if ((await commit).command === "ROLLBACK") throw new Error("the transaction was rolled back");
     return result;
   } catch (error) {
     // The pool has a closed connection back already, to connect again: released, it would be reused
@@ -45,6 +47,25 @@ export async function transaction<T>(
   } finally {
     if (!lost) tx.release();
   }
+}
+
+/** The connections `transaction()` holds a transaction open on. */
+const openTransactions = new WeakSet<Queryable>();
+/** The commits sent by `sendCommitBehind`, for `transaction()` to read instead of sending its own. */
+const commitsSent = new WeakMap<Queryable, postgres.PendingQuery<postgres.Row[]>>();
+
+/**
+ * Sends the commit of the transaction `sql` right behind the statements already sent on it, so it
+ * goes without waiting a round trip for them; `transaction()` then reads its outcome. For work whose
+ * last statement is a write: nothing may be sent on `sql` after it, since that would run outside
+ * the transaction. On the pool (no transaction) it sends nothing.
+ */
+export function sendCommitBehind(sql: Queryable): void {
+  if (!openTransactions.has(sql) || commitsSent.has(sql)) return;
+  const commit = (sql as postgres.TransactionSql)`commit`.execute();
+  // Read by transaction() unless the work fails first; a failure is the work's to report.
+  commit.catch(() => {});
+  commitsSent.set(sql, commit);
 }
 
 /** postgres.js's own codes for a connection that could not be made or was lost. */

@@ -62,14 +62,18 @@ async function run(
   sql: Queryable,
   locked: { process: ProcessRow; state: ProcessState },
   command: EngineCommand,
-  shownTask?: string,
+  options: { shownTask?: string | undefined; endsTransaction?: boolean | undefined } = {},
 ): Promise<Outcome> {
   const { process } = locked;
   const workflow = await compiledVersion(sql, process.versionId);
   const context = contextFor(sql, process.tenantId);
   const result = await applyCommand(workflow, locked.state, command, context);
-  const written = await write(sql, { process }, workflow, result, context.now, shownTask);
-  await followUp(sql, written.process, result);
+  const followed = needsFollowUp(process, result);
+  const written = await write(sql, { process }, workflow, result, context.now, {
+    shownTask: options.shownTask,
+    commits: options.endsTransaction && !followed,
+  });
+  if (followed) await followUp(sql, written.process, result);
   return { process: written.process, result, people: written.people };
 }
 
@@ -79,14 +83,15 @@ function write(
   workflow: CompiledWorkflow,
   result: EngineResult,
   now: number,
-  shownTask?: string,
+  options: { shownTask?: string | undefined; commits?: boolean | undefined } = {},
 ): Promise<Written> {
   const appId = "process" in target ? target.process.appId : target.newProcess.appId;
-  const shown = result.state.tasks.find((task) => task.id === shownTask);
+  const shown = result.state.tasks.find((task) => task.id === options.shownTask);
   return writeResult(sql, target, result, {
     delegation: { appId, now: new Date(now) },
     thingSteps: thingStepsOf(workflow),
     people: shown ? [...shown.candidates, shown.handler, shown.actualUser] : [],
+    commits: options.commits ?? false,
   });
 }
 
@@ -102,6 +107,19 @@ async function lockedOrRefused(
   throw "task" in target
     ? new WorkflowRefusal("TASK_NOT_FOUND", `no task ${target.task}`)
     : new WorkflowRefusal("PROCESS_NOT_FOUND", "no such process");
+}
+
+/** Whether a command leaves work for `followUp`: sub-processes to start or kill, a parent to tell. */
+function needsFollowUp(process: ProcessRow, result: EngineResult): boolean {
+  const ended = result.state.status === "done" || result.state.status === "killed";
+  return (
+    result.children.length > 0 ||
+    result.childrenToKill.length > 0 ||
+    (ended &&
+      process.parentProcessId !== null &&
+      process.parentTaskId !== null &&
+      result.events.some((event) => event.type === "process.ended"))
+  );
 }
 
 /** Starts the sub-processes a command entered, kills the children of a killed process, tells a parent its child ended. */
@@ -234,7 +252,9 @@ export async function startProcess(
     depth: input.parent?.depth ?? 0,
   };
   const firstTask = result.tasksCreated[0]!;
-  const { process, people } = await write(sql, { newProcess }, workflow, result, context.now, firstTask.id);
+  const { process, people } = await write(sql, { newProcess }, workflow, result, context.now, {
+    shownTask: firstTask.id,
+  });
   return { process, state: result.state, firstTask, workflow, people };
 }
 
@@ -260,6 +280,8 @@ export interface HandleInput {
   appId?: string | undefined;
   /** A pickup code: spent on the item, its user (if it names one) becomes the handler. */
   pickup?: string | undefined;
+  /** The caller sends nothing after the command: its write carries the transaction's commit. */
+  endsTransaction?: boolean | undefined;
 }
 
 /**
@@ -316,7 +338,7 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
       nextUsers: input.nextUsers,
       asSystem: input.sys,
     },
-    input.taskId,
+    { shownTask: input.taskId, endsTransaction: input.endsTransaction },
   );
   return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === input.taskId)! };
 }
@@ -342,6 +364,6 @@ export async function commandTask(
   command: EngineCommand,
 ): Promise<Outcome & { task: TaskState }> {
   const locked = await lockedOrRefused(sql, tenantId, test, { task: taskId });
-  const outcome = await run(sql, locked, command, taskId);
+  const outcome = await run(sql, locked, command, { shownTask: taskId });
   return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === taskId)! };
 }

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Queryable } from "../runtime/database.ts";
+import { type Queryable, sendCommitBehind } from "../runtime/database.ts";
 import type { ActivityRecord, EngineEvent, EngineResult } from "./engine.ts";
 import { delegatedInboxCte, inboxCtes, statesOf } from "./inbox-writes.ts";
 import type { TaskState } from "./process-state.ts";
@@ -83,6 +83,8 @@ export async function writeResult(
     thingSteps: ReadonlySet<string>;
     /** Users whose profiles the answer shows (the task it returns names them). */
     people?: readonly (string | null)[];
+    /** The write ends its transaction: the commit is sent with it (see `sendCommitBehind`). */
+    commits?: boolean;
   },
 ): Promise<Written> {
   const { state } = result;
@@ -156,22 +158,24 @@ export async function writeResult(
   if (later.length > 0) later.push(delegatedInboxCte(sql, process.id, statesOf(result)));
 
   const people = [...new Set(options.people ?? [])].filter((id): id is string => id !== null);
-  const statements: PromiseLike<unknown>[] = [
-    sql<(ProcessRow & { people: ProfileView[] })[]>`
+  const main = sql<(ProcessRow & { people: ProfileView[] })[]>`
       with recursive ${list(sql, ctes)}
       select ${sql.unsafe(PROCESS_COLUMNS)},
         (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
                                                     'email', u.email, 'phone', u.phone)), '[]')
          from users u where u.id = any(${people}::uuid[])) as people
-      from header`,
-  ];
+      from header`;
+  const statements: postgres.PendingQuery<postgres.Row[]>[] = [];
   if (later.length > 0) statements.push(sql`with recursive ${list(sql, later)} select`);
   if (suspendedChanged) {
     statements.push(
       sql`update workflow_todo set suspended = ${state.status === "suspended"} where process_id = ${process.id}`,
     );
   }
-  const [[row]] = (await Promise.all(statements)) as [(ProcessRow & { people: ProfileView[] })[]];
+  // Sent now, in order, so that a commit sent behind them follows them on the connection.
+  const sent = Promise.all([main.execute(), ...statements.map((statement) => statement.execute())]);
+  if (options.commits) sendCommitBehind(sql);
+  const [[row]] = await sent;
   const { people: profiles, ...written } = row!;
   return { process: written, people: new Map(profiles.map((profile) => [profile.id, profile])) };
 }

@@ -210,6 +210,7 @@ export function workflowProcessRoutes(
           thing: parameters.thing,
           pickup: parameters.pickup,
           appId: await ownAppId(tx, caller),
+          endsTransaction: true,
         });
         return { entities: [await taskViewOf(tx, process, task, people, views())] };
       });

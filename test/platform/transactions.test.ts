@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { transaction } from "../../runtime/database.ts";
+import { sendCommitBehind, transaction } from "../../runtime/database.ts";
 import { freshDatabase } from "../support/platform.ts";
 import { realServices } from "../support/services.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
@@ -44,6 +44,42 @@ describe("transactions", { skip: services ? false : "Postgres unreachable" }, ()
       /changed its mind/,
     );
     assert.equal(await count(), before);
+  });
+
+  it("commits with the commit sent behind the last statement, which still runs inside the transaction", async () => {
+    const answer = await transaction(sql, async (tx) => {
+      // A setting local to the transaction: a statement run after its commit would not see it.
+      await tx`select set_config('op.marker', '7', true)`;
+      const write = tx`
+        insert into kept values (coalesce(nullif(current_setting('op.marker', true), '')::int, -1))
+        returning n`.execute();
+      sendCommitBehind(tx);
+      const [row] = await write;
+      return row!.n;
+    });
+    assert.equal(answer, 7);
+    assert.equal(Number((await sql`select count(*)::int as n from kept where n = 7`)[0]!.n), 1);
+  });
+
+  it("rolls back a last statement that fails behind which the commit was sent", async () => {
+    const before = await count();
+    await assert.rejects(
+      transaction(sql, async (tx) => {
+        await tx`insert into kept values (5)`;
+        const write = tx`insert into kept values (1 / 0)`.execute();
+        sendCommitBehind(tx);
+        await write;
+      }),
+      /division by zero/,
+    );
+    assert.equal(await count(), before);
+    assert.equal(Number((await sql`select count(*)::int as n from kept where n = 5`)[0]!.n), 0);
+  });
+
+  it("sends no commit outside a transaction", async () => {
+    sendCommitBehind(sql);
+    await sql`insert into kept values (6)`;
+    assert.equal(Number((await sql`select count(*)::int as n from kept where n = 6`)[0]!.n), 1);
   });
 
   it("fails a transaction a statement aborted, even when the work caught that statement's error", async () => {
