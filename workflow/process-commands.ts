@@ -109,17 +109,19 @@ async function lockedOrRefused(
     : new WorkflowRefusal("PROCESS_NOT_FOUND", "no such process");
 }
 
+/** Whether the command ended a sub-process, whose parent then hears of it. */
+function endsSubprocess(process: ProcessRow, result: EngineResult): boolean {
+  return (
+    (result.state.status === "done" || result.state.status === "killed") &&
+    process.parentProcessId !== null &&
+    process.parentTaskId !== null &&
+    result.events.some((event) => event.type === "process.ended")
+  );
+}
+
 /** Whether a command leaves work for `followUp`: sub-processes to start or kill, a parent to tell. */
 function needsFollowUp(process: ProcessRow, result: EngineResult): boolean {
-  const ended = result.state.status === "done" || result.state.status === "killed";
-  return (
-    result.children.length > 0 ||
-    result.childrenToKill.length > 0 ||
-    (ended &&
-      process.parentProcessId !== null &&
-      process.parentTaskId !== null &&
-      result.events.some((event) => event.type === "process.ended"))
-  );
+  return result.children.length > 0 || result.childrenToKill.length > 0 || endsSubprocess(process, result);
 }
 
 /** Starts the sub-processes a command entered, kills the children of a killed process, tells a parent its child ended. */
@@ -131,18 +133,12 @@ async function followUp(sql: Queryable, process: ProcessRow, result: EngineResul
       await run(sql, child, { kind: "kill", user: null, remark: "its parent process was killed" });
     }
   }
-  const ended = process.status === "done" || process.status === "killed";
-  if (
-    ended &&
-    process.parentProcessId &&
-    process.parentTaskId &&
-    result.events.some((event) => event.type === "process.ended")
-  ) {
-    const parent = await lockProcess(sql, process.tenantId, process.test, { id: process.parentProcessId });
+  if (endsSubprocess(process, result)) {
+    const parent = await lockProcess(sql, process.tenantId, process.test, { id: process.parentProcessId! });
     if (parent && (parent.process.status === "doing" || parent.process.status === "suspended")) {
       await run(sql, parent, {
         kind: "childEnded",
-        task: process.parentTaskId,
+        task: process.parentTaskId!,
         status: process.status as "done" | "killed",
       });
     }
