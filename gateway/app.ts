@@ -1,4 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
@@ -42,18 +43,6 @@ import { SealCache } from "./seal-cache.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
 import { StartableApps } from "./workflow/startable-apps.ts";
 import { WorkflowTenants } from "./workflow/workflow-tenant.ts";
-
-/** The URL prefixes under which requests carry text the platform stores or looks up. */
-const STORING_SURFACES = [
-  "/apis",
-  "/oauth2",
-  "/v1",
-  "/notification",
-  "/file",
-  "/export",
-  "/admin",
-  "/console",
-];
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(issues: readonly ValidationIssue[]): PlatformError {
@@ -104,9 +93,12 @@ export function createGateway(deps: GatewayDeps) {
 
   // Only methods that carry a body pass through the limit; GETs skip the extra middleware entirely.
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", limitBody(deps.config.http.bodyLimitBytes));
-  // The surfaces that store or look up what callers send; health, metrics and documents do neither,
-  // and with no middleware before them answer without a promise.
-  for (const prefix of STORING_SURFACES) app.use(`${prefix}/*`, requireStorableText());
+  // A surface that stores or looks up what callers send is mounted behind the text check; health,
+  // metrics and documents are not, and with no middleware before them answer without a promise.
+  const mountStoring = <SurfaceEnv extends Env>(prefix: string, surfaceApp: Hono<SurfaceEnv>) => {
+    app.use(`${prefix}/*`, requireStorableText());
+    app.route(prefix, surfaceApp);
+  };
 
   app.onError((error, c) => {
     const platformError = asPlatformError(error);
@@ -133,21 +125,21 @@ export function createGateway(deps: GatewayDeps) {
   app.route("/metrics", metricsRoutes(deps));
   const oauth = oauthRoutes(deps);
   oauth.route("/", authorizeRoutes(deps));
-  app.route("/oauth2", oauth);
+  mountStoring("/oauth2", oauth);
   // /.well-known/oauth-authorization-server
   app.route("/", oauthMetadataRoutes(deps));
   const tenants = new WorkflowTenants(deps.db.sql, deps.db.changes);
   const apps = new StartableApps(deps.db.sql, deps.db.changes);
   // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
   app.use("/apis/*", surface("workflow"));
-  for (const mode of WORKFLOW_DATA_MODES) app.route(mode.base, workflowApi(deps, tenants, apps, mode));
+  for (const mode of WORKFLOW_DATA_MODES) mountStoring(mode.base, workflowApi(deps, tenants, apps, mode));
   const notifications = notificationRoutes(deps);
-  app.route("/v1/notification", notifications.send);
-  app.route("/notification", notifications.status);
+  mountStoring("/v1/notification", notifications.send);
+  mountStoring("/notification", notifications.status);
   const seals = new SealCache(deps.db.sql);
-  app.route("/v1/signature", signatureRoutes(deps, seals));
-  app.route("/file", fileRoutes(deps));
-  app.route("/export", exportRoutes(deps));
+  mountStoring("/v1/signature", signatureRoutes(deps, seals));
+  mountStoring("/file", fileRoutes(deps));
+  mountStoring("/export", exportRoutes(deps));
   // The operators' API, with its token; off (404) without ADMIN_TOKEN.
   if (deps.config.adminToken) {
     const admin = new OpenAPIHono<GatewayEnv>();
@@ -162,8 +154,8 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/channels", channelAdminRoutes(deps));
     admin.route("/workflows", workflowAdminRoutes(deps));
     admin.route("/workflows", workflowAdminReadRoutes(deps));
-    app.route("/admin", admin);
-    app.route("/console", consoleRoutes(deps, seals, deps.config.adminToken));
+    mountStoring("/admin", admin);
+    mountStoring("/console", consoleRoutes(deps, seals, deps.config.adminToken));
   }
   app.route("/docs", docsRoutes());
 

@@ -54,7 +54,8 @@ export function processRef(text: string): ProcessRef | undefined {
   return undefined;
 }
 
-function whereRef(sql: Queryable, ref: ProcessRef) {
+/** The condition that picks the process a ref names, by GUID or serial number. */
+export function whereRef(sql: Queryable, ref: ProcessRef) {
   return "id" in ref ? sql`id = ${ref.id}` : sql`entry = ${ref.entry}`;
 }
 

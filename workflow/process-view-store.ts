@@ -1,6 +1,6 @@
 import type { Queryable } from "../runtime/database.ts";
 import type { WorkflowApp } from "./app-store.ts";
-import { PROCESS_COLUMNS, type ProcessRef, type ProcessRow } from "./process-store.ts";
+import { PROCESS_COLUMNS, type ProcessRef, type ProcessRow, whereRef } from "./process-store.ts";
 
 /** The statements behind spec 001's `process` and `task` views (2.8, 3.1, 3.2, 3.5). */
 
@@ -104,8 +104,7 @@ export async function readProcessWithParts(
   >`
     with process as (
       select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes
-      where ${"id" in ref ? sql`id = ${ref.id}` : sql`entry = ${ref.entry}`}
-        and tenant_id = ${tenantId} and test = ${test}
+      where ${whereRef(sql, ref)} and tenant_id = ${tenantId} and test = ${test}
     ), task as (
       select ${sql.unsafe(TASK_COLUMNS)} from workflow_tasks
       where process_id = (select id from process) and status in ('todo', 'done', 'subprocess')

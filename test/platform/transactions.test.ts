@@ -11,7 +11,13 @@ describe("transactions", { skip: services ? false : "Postgres unreachable" }, ()
   let database: { url: string; drop(): Promise<void> };
   let sql: postgres.Sql;
 
-  const count = async () => Number((await sql`select count(*)::int as n from kept`)[0]!.n);
+  /** The rows kept, or those holding `value`. */
+  const count = async (value?: number) =>
+    Number(
+      (
+        await sql`select count(*)::int as n from kept ${value === undefined ? sql`` : sql`where n = ${value}`}`
+      )[0]!.n,
+    );
 
   before(async () => {
     database = await freshDatabase(services!.databaseUrl);
@@ -58,7 +64,7 @@ describe("transactions", { skip: services ? false : "Postgres unreachable" }, ()
       return row!.n;
     });
     assert.equal(answer, 7);
-    assert.equal(Number((await sql`select count(*)::int as n from kept where n = 7`)[0]!.n), 1);
+    assert.equal(await count(7), 1);
   });
 
   it("rolls back a last statement that fails behind which the commit was sent", async () => {
@@ -73,13 +79,13 @@ describe("transactions", { skip: services ? false : "Postgres unreachable" }, ()
       /division by zero/,
     );
     assert.equal(await count(), before);
-    assert.equal(Number((await sql`select count(*)::int as n from kept where n = 5`)[0]!.n), 0);
+    assert.equal(await count(5), 0);
   });
 
   it("sends no commit outside a transaction", async () => {
     sendCommitBehind(sql);
     await sql`insert into kept values (6)`;
-    assert.equal(Number((await sql`select count(*)::int as n from kept where n = 6`)[0]!.n), 1);
+    assert.equal(await count(6), 1);
   });
 
   it("fails a transaction a statement aborted, even when the work caught that statement's error", async () => {
