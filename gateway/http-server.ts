@@ -10,6 +10,7 @@ import { getRequestListener, RequestError } from "@hono/node-server";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import type { Gateway } from "./app.ts";
 import { envelopeFor } from "./error-envelope.ts";
+import { RequestIdResponse } from "./request-id-response.ts";
 
 export interface HttpServer {
   port: number;
@@ -41,7 +42,7 @@ export function listen(
       }
       return serve(request, response);
     };
-    const server = createServer({ requireHostHeader: false }, listener);
+    const server = createServer({ requireHostHeader: false, ServerResponse: RequestIdResponse }, listener);
     server.on("clientError", answerMalformedRequest);
     // An expectation other than 100-continue gets a bare 417 from Node; RFC 9110 lets a server
     // ignore it instead, and the request is served as any other.

@@ -3,9 +3,10 @@ import type { HttpBindings } from "@hono/node-server";
 import type { Result, Router } from "hono/router";
 import type { H, RouterRoute } from "hono/types";
 import type { Logger } from "../runtime/logger.ts";
+import type { CounterSeries, HistogramSeries } from "../runtime/metrics.ts";
 import { httpDuration, httpRequests } from "../runtime/platform-metrics.ts";
+import { REQUEST_ID_HEADER, RequestIdResponse } from "./request-id-response.ts";
 
-const REQUEST_ID_HEADER = "X-Request-Id";
 const REQUEST_ID_NAME = REQUEST_ID_HEADER.toLowerCase();
 /** A caller's own request id is kept when it is a plain token; anything else is replaced. */
 const ACCEPTABLE_ID = /^[\w\-=.:]{1,128}$/;
@@ -75,6 +76,46 @@ function routeLabel(matched: Result<MatchedRoute> | undefined): string {
   return "unmatched";
 }
 
+/** The HTTP metric series of one route and method, looked up once and kept. */
+class RouteSeries {
+  readonly #duration: HistogramSeries;
+  readonly #answered = new Map<number, CounterSeries>();
+
+  constructor(
+    readonly method: string,
+    readonly route: string,
+  ) {
+    this.#duration = httpDuration.series([method, route]);
+  }
+
+  record(status: number, seconds: number): void {
+    let answered = this.#answered.get(status);
+    if (!answered) {
+      answered = httpRequests.series([this.method, this.route, String(status)]);
+      this.#answered.set(status, answered);
+    }
+    answered.inc();
+    this.#duration.observe(seconds);
+  }
+}
+
+/** Series by route pattern and method: both bounded, so the map is too. */
+const seriesByRoute = new Map<string, Map<string, RouteSeries>>();
+
+function seriesOf(method: string, route: string): RouteSeries {
+  let byMethod = seriesByRoute.get(route);
+  if (!byMethod) {
+    byMethod = new Map();
+    seriesByRoute.set(route, byMethod);
+  }
+  let series = byMethod.get(method);
+  if (!series) {
+    series = new RouteSeries(method, route);
+    byMethod.set(method, series);
+  }
+  return series;
+}
+
 /**
  * Gives each request an id (the caller's `X-Request-Id` or a new one, echoed on the response and
  * bound as `requestId`), counts it with its latency in the HTTP metrics, and logs it when it ends:
@@ -89,38 +130,46 @@ export function withRequestLog(
   routes: RouteRecorder,
   log: Logger,
 ): Fetch<HttpBindings> {
-  return (request, bindings) => {
+  return (request, { incoming, outgoing }) => {
     const started = performance.now();
-    const given = rawHeader(bindings.incoming.rawHeaders, REQUEST_ID_NAME);
+    const given = rawHeader(incoming.rawHeaders, REQUEST_ID_NAME);
     const requestId = given && ACCEPTABLE_ID.test(given) ? given : randomUUID();
-    const env = Object.assign(bindings, { requestId });
-    env.outgoing.setHeader(REQUEST_ID_HEADER, requestId);
-    const answer = fetch(request, env);
+    if (outgoing instanceof RequestIdResponse) outgoing.requestId = requestId;
+    else outgoing.setHeader(REQUEST_ID_HEADER, requestId);
+    const answer = fetch(request, { incoming, outgoing, requestId });
     const matched = routes.last;
-    const finish = (response: Response) => {
-      const ms = performance.now() - started;
-      const { status } = response;
-      const method = COUNTED_METHODS.has(request.method) ? request.method : "OTHER";
-      const route = routeLabel(matched);
-      httpRequests.inc([method, route, String(status)]);
-      httpDuration.observe([method, route], ms / 1000);
-      const level =
-        status >= 500 && status !== 503
-          ? "error"
-          : status === 503 || ms > SLOW_REQUEST_MS
-            ? "warn"
-            : status >= 400
-              ? "info"
-              : "debug";
-      if (log.isLevelEnabled(level)) {
-        const path = new URL(request.url).pathname;
-        log[level](
-          { requestId, method: request.method, path, status, ms: Math.round(ms * 10) / 10 },
-          "request",
-        );
-      }
-      return response;
-    };
-    return answer instanceof Promise ? answer.then(finish) : finish(answer);
+    // No closure is made for a synchronous answer: the runtime names every function a request
+    // creates, which costs as much as the rest of this wrapper.
+    return answer instanceof Promise
+      ? answer.then((response) => recordAnswer(log, request, requestId, matched, started, response))
+      : recordAnswer(log, request, requestId, matched, started, answer);
   };
+}
+
+/** Counts an answered request in the HTTP metrics and logs it at the level its outcome deserves. */
+function recordAnswer(
+  log: Logger,
+  request: Request,
+  requestId: string,
+  matched: Result<MatchedRoute> | undefined,
+  started: number,
+  response: Response,
+): Response {
+  const ms = performance.now() - started;
+  const { status } = response;
+  const method = COUNTED_METHODS.has(request.method) ? request.method : "OTHER";
+  seriesOf(method, routeLabel(matched)).record(status, ms / 1000);
+  const level =
+    status >= 500 && status !== 503
+      ? "error"
+      : status === 503 || ms > SLOW_REQUEST_MS
+        ? "warn"
+        : status >= 400
+          ? "info"
+          : "debug";
+  if (log.isLevelEnabled(level)) {
+    const path = new URL(request.url).pathname;
+    log[level]({ requestId, method: request.method, path, status, ms: Math.round(ms * 10) / 10 }, "request");
+  }
+  return response;
 }

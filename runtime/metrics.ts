@@ -1,7 +1,8 @@
 /**
  * Counters, histograms and gauges in the Prometheus text format (version 0.0.4). Label values are
- * given positionally, in the order of the metric's label names, so recording on a hot path costs one
- * string join and one map lookup, with no object per call.
+ * given positionally, in the order of the metric's label names, so recording costs one string join
+ * and one map lookup, with no object per call; a hot path keeps the series it records to and pays
+ * neither.
  */
 
 type LabelValues = readonly string[];
@@ -31,8 +32,19 @@ function keyOf(values: LabelValues): string {
   return values.join("\u0001");
 }
 
+/** One series of a counter: a hot path may keep it and count without looking it up again. */
+export class CounterSeries {
+  count = 0;
+
+  constructor(readonly values: LabelValues) {}
+
+  inc(by = 1): void {
+    this.count += by;
+  }
+}
+
 export class Counter implements Metric {
-  private readonly series = new Map<string, { values: LabelValues; count: number }>();
+  private readonly seriesByKey = new Map<string, CounterSeries>();
 
   constructor(
     readonly name: string,
@@ -40,37 +52,61 @@ export class Counter implements Metric {
     private readonly labelNames: readonly string[] = [],
   ) {}
 
-  inc(values: LabelValues = [], by = 1): void {
+  /** The series of these label values, made on first use; rendered once it has counted. */
+  series(values: LabelValues = []): CounterSeries {
     const key = keyOf(values);
-    const entry = this.series.get(key);
-    if (entry) entry.count += by;
-    else this.series.set(key, { values: [...values], count: by });
+    let entry = this.seriesByKey.get(key);
+    if (!entry) {
+      entry = new CounterSeries([...values]);
+      this.seriesByKey.set(key, entry);
+    }
+    return entry;
+  }
+
+  inc(values: LabelValues = [], by = 1): void {
+    this.series(values).inc(by);
   }
 
   /** The count of one series; 0 when it was never incremented. */
   get(values: LabelValues = []): number {
-    return this.series.get(keyOf(values))?.count ?? 0;
+    return this.seriesByKey.get(keyOf(values))?.count ?? 0;
   }
 
   render(): string {
     let text = header(this.name, this.help, "counter");
-    for (const { values, count } of this.series.values()) {
+    for (const { values, count } of this.seriesByKey.values()) {
+      if (count === 0) continue;
       text += `${this.name}${labelText(this.labelNames, values)} ${count}\n`;
     }
     return text;
   }
 }
 
-interface HistogramSeries {
-  values: LabelValues;
+/** One series of a histogram: a hot path may keep it and observe without looking it up again. */
+export class HistogramSeries {
   /** Observations per bucket, not cumulated: rendering adds them up. */
-  buckets: number[];
-  sum: number;
-  count: number;
+  readonly buckets: number[];
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly values: LabelValues,
+    private readonly bounds: readonly number[],
+  ) {
+    this.buckets = new Array(bounds.length + 1).fill(0);
+  }
+
+  observe(value: number): void {
+    let index = 0;
+    while (index < this.bounds.length && value > this.bounds[index]!) index++;
+    this.buckets[index]! += 1;
+    this.sum += value;
+    this.count += 1;
+  }
 }
 
 export class Histogram implements Metric {
-  private readonly series = new Map<string, HistogramSeries>();
+  private readonly seriesByKey = new Map<string, HistogramSeries>();
 
   constructor(
     readonly name: string,
@@ -79,23 +115,25 @@ export class Histogram implements Metric {
     private readonly bounds: readonly number[],
   ) {}
 
-  observe(values: LabelValues, value: number): void {
+  /** The series of these label values, made on first use; rendered once it has observed. */
+  series(values: LabelValues): HistogramSeries {
     const key = keyOf(values);
-    let entry = this.series.get(key);
+    let entry = this.seriesByKey.get(key);
     if (!entry) {
-      entry = { values: [...values], buckets: new Array(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
-      this.series.set(key, entry);
+      entry = new HistogramSeries([...values], this.bounds);
+      this.seriesByKey.set(key, entry);
     }
-    let index = 0;
-    while (index < this.bounds.length && value > this.bounds[index]!) index++;
-    entry.buckets[index]! += 1;
-    entry.sum += value;
-    entry.count += 1;
+    return entry;
+  }
+
+  observe(values: LabelValues, value: number): void {
+    this.series(values).observe(value);
   }
 
   render(): string {
     let text = header(this.name, this.help, "histogram");
-    for (const entry of this.series.values()) {
+    for (const entry of this.seriesByKey.values()) {
+      if (entry.count === 0) continue;
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += entry.buckets[i]!;
