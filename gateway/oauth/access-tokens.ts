@@ -6,6 +6,7 @@ import {
   sign,
   type webcrypto,
 } from "node:crypto";
+import { promisify } from "node:util";
 import type { JWK, JWTPayload } from "jose";
 // Functions by their own paths: jose's entry loads its JWE and JWKS modules too (46 files at start).
 import { jwtVerify } from "jose/jwt/verify";
@@ -24,6 +25,16 @@ import {
 } from "../../runtime/store/signing-keys.ts";
 
 import type { TokenDenylist } from "./token-denylist.ts";
+
+/**
+ * Signs on libuv's thread pool: the signature is most of a token's cost, and made there it neither
+ * holds up the event loop's other requests nor leaves the machine's other cores idle.
+ */
+const signOffThread = promisify(sign) as (
+  algorithm: null,
+  data: Uint8Array,
+  key: KeyObject,
+) => Promise<Buffer>;
 
 /** Verified tokens remembered, so a busy client's requests skip the signature check. */
 const VERIFIED_CACHE_SIZE = 10_000;
@@ -112,7 +123,8 @@ export class AccessTokens {
       exp: now + ttlSeconds,
     };
     const input = `${key.encodedHeader}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
-    return `${input}.${sign(null, Buffer.from(input), key.signingKey).toString("base64url")}`;
+    const signature = await signOffThread(null, Buffer.from(input), key.signingKey);
+    return `${input}.${signature.toString("base64url")}`;
   }
 
   /**
