@@ -24,7 +24,21 @@ const OIDS = {
 interface SigningIdentity {
   certificates: forge.pki.Certificate[];
   signerCertificate: forge.pki.Certificate;
-  key: KeyObject;
+  /** The key as forge's CMS builder calls it, signing through node:crypto. */
+  key: forge.pki.rsa.PrivateKey;
+}
+
+/**
+ * forge calls a signer's key with the digest of the signed attributes; RSASSA-PKCS1-v1_5 is the
+ * type-1 padding of that digest's DigestInfo under the private key, which node:crypto makes.
+ */
+function nativeSigningKey(key: KeyObject): forge.pki.rsa.PrivateKey {
+  const sign = (digest: forge.md.MessageDigest) =>
+    privateEncrypt(
+      { key, padding: constants.RSA_PKCS1_PADDING },
+      Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(digest.digest().getBytes(), "binary")]),
+    ).toString("binary");
+  return { sign } as unknown as forge.pki.rsa.PrivateKey;
 }
 
 function readIdentity(certificate: SigningCertificate): SigningIdentity {
@@ -44,7 +58,8 @@ function readIdentity(certificate: SigningCertificate): SigningIdentity {
   if (!signerCertificate) {
     throw new SignPdfError("no certificate of the PKCS#12 file matches its key", SignPdfError.TYPE_INPUT);
   }
-  return { certificates, signerCertificate, key: createPrivateKey(forge.pki.privateKeyToPem(forgeKey)) };
+  const key = nativeSigningKey(createPrivateKey(forge.pki.privateKeyToPem(forgeKey)));
+  return { certificates, signerCertificate, key };
 }
 
 /**
@@ -62,17 +77,8 @@ class IdentitySigner extends Signer {
     const signedData = forge.pkcs7.createSignedData();
     signedData.content = forge.util.createBuffer(pdf.toString("binary"));
     for (const certificate of certificates) signedData.addCertificate(certificate);
-    // forge calls the key's sign with the digest of the signed attributes; RSASSA-PKCS1-v1_5 is
-    // the type-1 padding of that digest's DigestInfo under the private key.
-    const nativeKey = {
-      sign: (digest: forge.md.MessageDigest) =>
-        privateEncrypt(
-          { key, padding: constants.RSA_PKCS1_PADDING },
-          Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(digest.digest().getBytes(), "binary")]),
-        ).toString("binary"),
-    };
     signedData.addSigner({
-      key: nativeKey as unknown as forge.pki.rsa.PrivateKey,
+      key,
       certificate: signerCertificate,
       digestAlgorithm: OIDS.sha256,
       // This order of the signed attributes is the one EU validators accept.
