@@ -8,6 +8,7 @@ import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import type { EmbeddedPostgres } from "../runtime/embedded-postgres.ts";
 import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
+import { warmUpNextTick } from "../runtime/next-tick-warm-up.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { observeBroker } from "../runtime/platform-metrics.ts";
 import type { JobParts } from "../workers/job-parts.ts";
@@ -40,6 +41,8 @@ interface ProcessParts {
 }
 
 async function startProcess(config: Config, parts: ProcessParts): Promise<RunningProcess> {
+  // Before anything else runs: see next-tick-warm-up.ts.
+  await warmUpNextTick();
   // Loaded only where jobs run (the job modules would otherwise make up much of a gateway's
   // heap), and while the database starts.
   const jobModule =
