@@ -1,8 +1,8 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../../contracts/errors.ts";
 import type { TokenKind } from "../../contracts/scopes.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
-import type { AccessTokens } from "../oauth/access-tokens.ts";
+import type { AccessClaims, AccessTokens } from "../oauth/access-tokens.ts";
 
 export interface TokenRule {
   /** Every one of these scopes is needed. */
@@ -22,13 +22,16 @@ function bearerToken(header: string | undefined): string | undefined {
 
 /**
  * Lets a request through only with a valid access token (from `access_token` in the query or an
- * `Authorization: Bearer` header) of the right kind and with every scope the route needs.
+ * `Authorization: Bearer` header) of the right kind and with every scope the route needs. A token
+ * verified before is checked without a promise or an async frame of its own: most requests carry one.
  */
 export function requireToken(accessTokens: AccessTokens, rule: TokenRule): MiddlewareHandler<GatewayEnv> {
-  return async function requireToken(c, next) {
-    const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
-    const verified = token ? accessTokens.verify(token) : undefined;
-    const claims = verified instanceof Promise ? await verified : verified;
+  const admit = (
+    c: Context<GatewayEnv>,
+    next: Next,
+    token: string | undefined,
+    claims: AccessClaims | undefined,
+  ) => {
     if (!claims) {
       throw new PlatformError(ErrorCode.Unauthenticated, TOKEN_REFUSED, {
         challenge: token ? 'Bearer error="invalid_token"' : "Bearer",
@@ -39,16 +42,26 @@ export function requireToken(accessTokens: AccessTokens, rule: TokenRule): Middl
         ErrorCode.PermissionDenied,
         rule.kind === "user" ? "needsUserToken" : "needsSysToken",
       );
-    const missing = rule.scopes.filter((scope) => !claims.scopes.includes(scope));
-    if (missing.length > 0) {
-      throw localizedError(
-        ErrorCode.PermissionDenied,
-        "missingScope",
-        { scopes: missing.join(", ") },
-        { challenge: `Bearer error="insufficient_scope", scope="${rule.scopes.join(" ")}"` },
-      );
+    for (const scope of rule.scopes) {
+      if (!claims.scopes.includes(scope)) refuseScopes(rule, claims);
     }
     c.set("token", claims);
-    await next();
+    return next();
   };
+  return function requireToken(c, next) {
+    const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
+    const verified = token ? accessTokens.verify(token) : undefined;
+    if (verified instanceof Promise) return verified.then((claims) => admit(c, next, token, claims));
+    return admit(c, next, token, verified);
+  };
+}
+
+function refuseScopes(rule: TokenRule, claims: AccessClaims): never {
+  const missing = rule.scopes.filter((scope) => !claims.scopes.includes(scope));
+  throw localizedError(
+    ErrorCode.PermissionDenied,
+    "missingScope",
+    { scopes: missing.join(", ") },
+    { challenge: `Bearer error="insufficient_scope", scope="${rule.scopes.join(" ")}"` },
+  );
 }
