@@ -17,6 +17,30 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The strings of `joinFragments`' templates, one array per count and separator, as a literal template has one. */
+const joinTemplates = new Map<string, TemplateStringsArray>();
+
+/**
+ * `fragments` joined by `separator` (`", "`, `" and "`, `" union "`) as one fragment: one template
+ * with an argument per fragment, where folding them pairwise would nest a fragment (each a promise
+ * of the client's) per separator. Its strings array is kept per shape because the client keys what
+ * it remembers of a template (the origin of its errors) by that array, as it does a literal's.
+ */
+export function joinFragments(
+  sql: Queryable,
+  fragments: readonly postgres.Fragment[],
+  separator: string,
+): postgres.Fragment {
+  const shape = `${fragments.length}:${separator}`;
+  let strings = joinTemplates.get(shape);
+  if (!strings) {
+    const parts = ["", ...Array.from({ length: fragments.length - 1 }, () => separator), ""];
+    strings = Object.freeze(Object.assign(parts, { raw: Object.freeze([...parts]) }));
+    joinTemplates.set(shape, strings);
+  }
+  return sql(strings, ...fragments);
+}
+
 /**
  * Runs `work` in one transaction, as `sql.begin` does, but sends `begin` in the same write as the
  * work's first statement instead of waiting a round trip for it: under load every round trip is

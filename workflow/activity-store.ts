@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import type { Queryable } from "../runtime/database.ts";
+import { joinFragments, type Queryable } from "../runtime/database.ts";
 
 export interface ActivityQuery {
   tenantId: string;
@@ -29,7 +29,7 @@ export async function queryActivities(sql: Queryable, query: ActivityQuery) {
   if (query.appId) conditions.push(sql`a.app_id = ${query.appId}`);
   if (query.categories) conditions.push(sql`a.category = any(${query.categories}::text[])`);
   if (query.levels) conditions.push(sql`a.level = any(${query.levels}::text[])`);
-  const where = conditions.reduce((all, one) => sql`${all} and ${one}`);
+  const where = joinFragments(sql, conditions, " and ");
   const rows = await sql<
     {
       id: string;

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import type { Queryable } from "../runtime/database.ts";
+import { joinFragments, type Queryable } from "../runtime/database.ts";
 import { workflowAppByIdOrCode } from "./app-store.ts";
 import type { ProcessCategory, ProcessFilters } from "./list-filters.ts";
 import type { NumberRange } from "./ranges.ts";
@@ -105,7 +105,7 @@ async function appIdOf(
 }
 
 function and(sql: Queryable, conditions: Fragment[]): Fragment {
-  return conditions.reduce((all, one) => sql`${all} and ${one}`, sql`true`);
+  return conditions.length > 0 ? joinFragments(sql, conditions, " and ") : sql`true`;
 }
 
 /** A range of Unix seconds over a time, both ends included. */

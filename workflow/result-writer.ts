@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { type Queryable, sendCommitBehind } from "../runtime/database.ts";
+import { joinFragments, type Queryable, sendCommitBehind } from "../runtime/database.ts";
 import type { ActivityRecord, EngineEvent, EngineResult } from "./engine.ts";
 import { delegatedInboxCte, inboxCtes, statesOf } from "./inbox-writes.ts";
 import type { TaskState } from "./process-state.ts";
@@ -159,14 +159,14 @@ export async function writeResult(
 
   const people = [...new Set(options.people ?? [])].filter((id): id is string => id !== null);
   const main = sql<(ProcessRow & { people: ProfileView[] })[]>`
-      with recursive ${list(sql, ctes)}
+      with recursive ${joinFragments(sql, ctes, ", ")}
       select ${sql.unsafe(PROCESS_COLUMNS)},
         (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
                                                     'email', u.email, 'phone', u.phone)), '[]')
          from users u where u.id = any(${people}::uuid[])) as people
       from header`;
   const statements: postgres.PendingQuery<postgres.Row[]>[] = [];
-  if (later.length > 0) statements.push(sql`with recursive ${list(sql, later)} select`);
+  if (later.length > 0) statements.push(sql`with recursive ${joinFragments(sql, later, ", ")} select`);
   if (suspendedChanged) {
     statements.push(
       sql`update workflow_todo set suspended = ${state.status === "suspended"} where process_id = ${process.id}`,
@@ -178,10 +178,6 @@ export async function writeResult(
   const [[row]] = await sent;
   const { people: profiles, ...written } = row!;
   return { process: written, people: new Map(profiles.map((profile) => [profile.id, profile])) };
-}
-
-function list(sql: Queryable, fragments: Fragment[]): Fragment {
-  return fragments.reduce((all, one) => sql`${all}, ${one}`);
 }
 
 function header(sql: Queryable, target: ResultTarget, state: EngineResult["state"], now: Date): Fragment {
@@ -294,5 +290,5 @@ export async function recordActivity(
 ): Promise<void> {
   const entry = sql`(select entry from workflow_processes where id = ${process.id})`;
   const ctes = journal(sql, process, entry, [activity], event ? [event] : []);
-  await sql`with ${ctes.reduce((all, one) => sql`${all}, ${one}`)} select`;
+  await sql`with ${joinFragments(sql, ctes, ", ")} select`;
 }

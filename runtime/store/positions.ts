@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import type { Queryable } from "../database.ts";
+import { joinFragments, type Queryable } from "../database.ts";
 import { byIdOrCode, MANUAL_SOURCE, type UserEntry } from "./triples.ts";
 
 /** A Position `{dept}:{post}`; `*` in either part matches every department or post. */
@@ -58,12 +58,14 @@ const HELD_POSITION_JSON = `json_build_object(
  */
 function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionPattern[] | undefined) {
   const match = patterns
-    ? sql`and (${patterns
-        .map(
+    ? sql`and (${joinFragments(
+        sql,
+        patterns.map(
           ({ dept, post }) =>
             sql`(${dept === WILDCARD ? sql`true` : sql`d.code = ${dept}`} and ${post === WILDCARD ? sql`true` : sql`p.code = ${post}`})`,
-        )
-        .reduce((all, one) => sql`${all} or ${one}`)})`
+        ),
+        " or ",
+      )})`
     : sql``;
   return sql`
     occupancies o
@@ -77,9 +79,11 @@ function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionP
  * both), where a single OR over all of them would read every occupancy of the tenant.
  */
 function positionHolders(sql: Queryable, tenantId: string, patterns: PositionPattern[]) {
-  const branches = patterns
-    .map((pattern) => sql`select o.user_id from ${activeOccupancies(sql, tenantId, [pattern])}`)
-    .reduce((all, one) => sql`${all} union all ${one}`);
+  const branches = joinFragments(
+    sql,
+    patterns.map((pattern) => sql`select o.user_id from ${activeOccupancies(sql, tenantId, [pattern])}`),
+    " union all ",
+  );
   return sql`select distinct user_id from (${branches}) holders`;
 }
 
@@ -130,21 +134,19 @@ export async function searchUsers(
   const conditions = [sql`u.tenant_id = ${tenantId}`, sql`not u.disabled`];
   if (query.accounts) conditions.push(sql`u.account = any(${query.accounts}::text[])`);
   if (query.keywords && query.keywords.length > 0) {
-    const any = query.keywords
-      .map((keyword) => {
-        const lower = keyword.toLowerCase();
-        return [...keyword].length >= CONTAINS_FROM_LENGTH
-          ? sql`u.search_text like ${`%${likePattern(lower)}%`}`
-          : sql`(${prefixRange(sql`lower(u.account)`, lower, sql)} or ${prefixRange(sql`u.name`, keyword, sql)})`;
-      })
-      .reduce((all, one) => sql`${all} or ${one}`);
-    conditions.push(sql`(${any})`);
+    const any = query.keywords.map((keyword) => {
+      const lower = keyword.toLowerCase();
+      return [...keyword].length >= CONTAINS_FROM_LENGTH
+        ? sql`u.search_text like ${`%${likePattern(lower)}%`}`
+        : sql`(${prefixRange(sql`lower(u.account)`, lower, sql)} or ${prefixRange(sql`u.name`, keyword, sql)})`;
+    });
+    conditions.push(sql`(${joinFragments(sql, any, " or ")})`);
   }
   // The holders of the positions first: usually few, and the rest of the filter runs on them alone.
   const from = query.positions
     ? sql`(${positionHolders(sql, tenantId, query.positions)}) h join users u on u.id = h.user_id`
     : sql`users u`;
-  const where = conditions.reduce((all, one) => sql`${all} and ${one}`);
+  const where = joinFragments(sql, conditions, " and ");
   const rows = await sql<(UserEntry & { total: number; positions?: HeldPosition[] })[]>`
     select u.id, u.account as code, u.account, u.name, u.email, u.phone, u.title, u.express,
            u.description, u.source, count(*) over ()::int as total
@@ -265,7 +267,7 @@ export async function positionHolderIds(
                           and o.user_id = ${inDepartmentsOf.userId})`);
   }
   if (branches.length === 0) return [];
-  const holders = branches.reduce((all, one) => sql`${all} union ${one}`);
+  const holders = joinFragments(sql, branches, " union ");
   const rows = await sql<{ id: string }[]>`
     select u.id from (${holders}) h
     join users u on u.id = h.user_id and not u.disabled
