@@ -19,9 +19,12 @@ export interface Database {
 
 /** The strings of `joinFragments`' templates, one array per count and separator, as a literal template has one. */
 const joinTemplates = new Map<string, TemplateStringsArray>();
+/** The most fragments one template joins: longer lists are joined in parts, so the shapes kept stay few. */
+const MOST_JOINED = 32;
 
 /**
- * `fragments` joined by `separator` (`", "`, `" and "`, `" union "`) as one fragment: one template
+ * `fragments` joined by `separator` (a constant of the caller's SQL: `", "`, `" and "`, `" union "`)
+ * as one fragment: one template
  * with an argument per fragment, where folding them pairwise would nest a fragment (each a promise
  * of the client's) per separator. Its strings array is kept per shape because the client keys what
  * it remembers of a template (the origin of its errors) by that array, as it does a literal's.
@@ -31,6 +34,12 @@ export function joinFragments(
   fragments: readonly postgres.Fragment[],
   separator: string,
 ): postgres.Fragment {
+  if (fragments.length > MOST_JOINED) {
+    const parts: postgres.Fragment[] = [];
+    for (let start = 0; start < fragments.length; start += MOST_JOINED)
+      parts.push(joinFragments(sql, fragments.slice(start, start + MOST_JOINED), separator));
+    return joinFragments(sql, parts, separator);
+  }
   const shape = `${fragments.length}:${separator}`;
   let strings = joinTemplates.get(shape);
   if (!strings) {

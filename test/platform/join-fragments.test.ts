@@ -40,6 +40,11 @@ describe("fragments joined into one", { skip: services ? false : "Postgres unrea
     assert.deepEqual(await lettersOf(["z"]), ["z"]);
   });
 
+  it("joins a list longer than one template holds, in parts, in order", async () => {
+    const letters = Array.from({ length: 100 }, (_, i) => `l${i}`);
+    assert.deepEqual(await lettersOf(letters), letters);
+  });
+
   it("runs the same shape again with other values", async () => {
     assert.deepEqual(await lettersOf(["x", "y", "z"]), ["x", "y", "z"]);
     assert.deepEqual(await lettersOf(["c", "b", "a"]), ["c", "b", "a"]);
