@@ -90,7 +90,7 @@ export async function writeResult(
   const { state } = result;
   const now = new Date();
   const process: ProcessKeys = "newProcess" in target ? target.newProcess : target.process;
-  const ctes: Fragment[] = [sql`header as (${header(sql, target, state, now)})`];
+  const ctes: Fragment[] = [headerCte(sql, target, state, now)];
   if (result.tasksCreated.length > 0) {
     ctes.push(sql`new_task as (
       insert into workflow_tasks (id, process_id, node, branch, status, candidates, group_id, turn, handler_id,
@@ -180,11 +180,12 @@ export async function writeResult(
   return { process: written, people: new Map(profiles.map((profile) => [profile.id, profile])) };
 }
 
-function header(sql: Queryable, target: ResultTarget, state: EngineResult["state"], now: Date): Fragment {
+/** The `header` CTE: the process inserted or updated, returned whole. */
+function headerCte(sql: Queryable, target: ResultTarget, state: EngineResult["state"], now: Date): Fragment {
   const milestone = state.milestone ? sql.json(state.milestone as never) : null;
   if ("newProcess" in target) {
     const process = target.newProcess;
-    return sql`
+    return sql`header as (
       insert into workflow_processes (id, tenant_id, test, app_id, version_id, name, tags, owner_id, actual_user_id,
                                       status, milestone, data, business_id, things, parent_process_id, parent_task_id,
                                       depth, created_at, updated_at)
@@ -192,15 +193,15 @@ function header(sql: Queryable, target: ResultTarget, state: EngineResult["state
               ${process.tags}, ${process.ownerId}, ${process.actualUserId}, ${state.status}, ${milestone},
               ${sql.json(state.data as never)}, ${process.businessId}, ${process.things}, ${process.parentProcessId},
               ${process.parentTaskId}, ${process.depth}, ${now}, ${now})
-      returning *`;
+      returning *)`;
   }
   const ended = state.status === "done" || state.status === "killed";
-  return sql`
+  return sql`header as (
     update workflow_processes set status = ${state.status}, milestone = ${milestone},
       data = ${sql.json(state.data as never)}, updated_at = ${now},
-      ended_at = ${ended ? sql`coalesce(ended_at, ${now})` : null}
+      ended_at = case when ${ended} then coalesce(ended_at, ${now}) end
     where id = ${target.process.id}
-    returning *`;
+    returning *)`;
 }
 
 /**

@@ -52,21 +52,20 @@ const HELD_POSITION_JSON = `json_build_object(
   'post', json_build_object('code', p.code, 'name', p.name, 'tags', p.tags, 'formal', p.formal),
   'number', o.user_code, 'bizes', o.bizes, 'source', o.source)`;
 
+/** The condition one pattern puts on an occupancy's department `d` and post `p`. */
+function matching(sql: Queryable) {
+  return ({ dept, post }: PositionPattern) => {
+    if (dept === WILDCARD) return post === WILDCARD ? sql`true` : sql`p.code = ${post}`;
+    return post === WILDCARD ? sql`d.code = ${dept}` : sql`(d.code = ${dept} and p.code = ${post})`;
+  };
+}
+
 /**
  * The occupancies that count: enabled, of an enabled department and post, whose department and
  * post match one of the patterns (all when `patterns` is undefined). `o`, `d` and `p` name the rows.
  */
 function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionPattern[] | undefined) {
-  const match = patterns
-    ? sql`and (${joinFragments(
-        sql,
-        patterns.map(
-          ({ dept, post }) =>
-            sql`(${dept === WILDCARD ? sql`true` : sql`d.code = ${dept}`} and ${post === WILDCARD ? sql`true` : sql`p.code = ${post}`})`,
-        ),
-        " or ",
-      )})`
-    : sql``;
+  const match = patterns ? sql`and (${joinFragments(sql, patterns.map(matching(sql)), " or ")})` : sql``;
   return sql`
     occupancies o
     join departments d on d.id = o.dept_id and d.tenant_id = ${tenantId} and not d.disabled
