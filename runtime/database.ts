@@ -23,11 +23,11 @@ const joinTemplates = new Map<string, TemplateStringsArray>();
 const MOST_JOINED = 32;
 
 /**
- * `fragments` joined by `separator` (a constant of the caller's SQL: `", "`, `" and "`, `" union "`)
- * as one fragment: one template
- * with an argument per fragment, where folding them pairwise would nest a fragment (each a promise
- * of the client's) per separator. Its strings array is kept per shape because the client keys what
- * it remembers of a template (the origin of its errors) by that array, as it does a literal's.
+ * `fragments` (at least one) joined by `separator` (a constant of the caller's SQL: `", "`, `" and "`,
+ * `" union "`) as one fragment: one template with an argument per fragment, where folding them
+ * pairwise would nest a fragment (each a promise of the client's) per separator. Its strings array
+ * is kept per shape because the client keys what it remembers of a template (the origin of its
+ * errors) by that array, as it does a literal's.
  */
 export function joinFragments(
   sql: Queryable,
