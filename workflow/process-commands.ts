@@ -1,5 +1,5 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import type { Queryable } from "../runtime/database.ts";
+import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { timeOrderedId } from "../runtime/time-ordered-id.ts";
 import { compiledVersion, type StartableApp, startableApp } from "./app-store.ts";
 import { assigneeResolver } from "./assignees.ts";
@@ -14,15 +14,22 @@ import {
 import { checkFormData } from "./form-data.ts";
 import type { ProcessState, TaskState } from "./process-state.ts";
 import {
-  type LockedProcess,
   type LockTarget,
   lockProcess,
   type ProcessRef,
   type ProcessRow,
+  type ProcessWithState,
+  readProcess,
   setChildProcess,
 } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
-import { type ResultTarget, type Written, writeResult } from "./result-writer.ts";
+import {
+  isStaleRevision,
+  type ResultTarget,
+  type Written,
+  writeResult,
+  writesInOneStatement,
+} from "./result-writer.ts";
 import { thingCodes, usePickup } from "./thing-store.ts";
 
 /**
@@ -54,22 +61,33 @@ export interface Outcome {
   people: Map<string, ProfileView>;
 }
 
+/** What the engine decided for a command on a process, with the workflow and clock it decided by. */
+interface Decision {
+  workflow: CompiledWorkflow;
+  now: number;
+  result: EngineResult;
+}
+
+async function decide(sql: Queryable, read: ProcessWithState, command: EngineCommand): Promise<Decision> {
+  const workflow = await compiledVersion(sql, read.process.versionId);
+  const context = contextFor(sql, read.process.tenantId);
+  return { workflow, now: context.now, result: await applyCommand(workflow, read.state, command, context) };
+}
+
 /**
  * Applies a command to a locked process and writes the outcome, then what follows from it;
  * `shownTask` is the task the caller answers with, whose people are read with the write.
  */
 async function run(
   sql: Queryable,
-  locked: { process: ProcessRow; state: ProcessState },
+  locked: ProcessWithState,
   command: EngineCommand,
   options: { shownTask?: string | undefined; endsTransaction?: boolean | undefined } = {},
 ): Promise<Outcome> {
   const { process } = locked;
-  const workflow = await compiledVersion(sql, process.versionId);
-  const context = contextFor(sql, process.tenantId);
-  const result = await applyCommand(workflow, locked.state, command, context);
+  const { workflow, now, result } = await decide(sql, locked, command);
   const followed = needsFollowUp(process, result);
-  const written = await write(sql, { process }, workflow, result, context.now, {
+  const written = await write(sql, { process }, workflow, result, now, {
     shownTask: options.shownTask,
     commits: options.endsTransaction && !followed,
   });
@@ -101,7 +119,7 @@ async function lockedOrRefused(
   test: boolean,
   target: LockTarget,
   options: { handlerFor?: string | undefined } = {},
-): Promise<LockedProcess> {
+): Promise<ProcessWithState> {
   const locked = await lockProcess(sql, tenantId, test, target, options);
   if (locked) return locked;
   throw "task" in target
@@ -291,52 +309,91 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
     input.tenantId,
     input.test,
     { task: input.taskId },
-    {
-      handlerFor: "user" in input.actor ? input.actor.user : undefined,
-    },
+    handlerFor(input),
   );
-  const { process } = locked;
+  let thing = input.thing;
+  let onBehalfOf = input.onBehalfOf;
+  if (input.pickup) {
+    checkOwnApp(locked.process, input);
+    thing ??= locked.process.things.length === 1 ? locked.process.things[0] : undefined;
+    if (!thing) throw new WorkflowRefusal("THING_REQUIRED", "thing: name the item the pickup code is for");
+    const actor = "user" in input.actor ? input.actor.user : null;
+    onBehalfOf = (await usePickup(sql, input.tenantId, input.pickup, thing, actor)) ?? onBehalfOf;
+  }
+  const outcome = await run(sql, locked, handleCommand(locked, { ...input, thing, onBehalfOf }), {
+    shownTask: input.taskId,
+    endsTransaction: input.endsTransaction,
+  });
+  return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === input.taskId)! };
+}
+
+/**
+ * 3.1 on the pool: the task's process is read without a lock and the outcome written in one
+ * statement that commits on its own, provided the process has not changed since (its revision).
+ * A command whose outcome takes more than one statement (sub-processes, a pickup code, to-do rows
+ * written again), or that another command overtook, runs again in a transaction holding the lock.
+ */
+export async function submitTask(pool: Sql, input: HandleInput): Promise<Outcome & { task: TaskState }> {
+  const unlocked = input.pickup ? undefined : await handleUnlocked(pool, input);
+  return unlocked ?? transaction(pool, (tx) => handleTask(tx, { ...input, endsTransaction: true }));
+}
+
+async function handleUnlocked(
+  sql: Queryable,
+  input: HandleInput,
+): Promise<(Outcome & { task: TaskState }) | undefined> {
+  const read = await readProcess(sql, input.tenantId, input.test, { task: input.taskId }, handlerFor(input));
+  if (!read) throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${input.taskId}`);
+  const { workflow, now, result } = await decide(sql, read, handleCommand(read, input));
+  const target = { process: read.process };
+  if (needsFollowUp(read.process, result) || !writesInOneStatement(target, result)) return undefined;
+  try {
+    const written = await write(sql, target, workflow, result, now, { shownTask: input.taskId });
+    const task = result.state.tasks.find((candidate) => candidate.id === input.taskId)!;
+    return { process: written.process, result, people: written.people, task };
+  } catch (error) {
+    if (isStaleRevision(error)) return undefined;
+    throw error;
+  }
+}
+
+function handlerFor(input: HandleInput): { handlerFor?: string | undefined } {
+  return { handlerFor: "user" in input.actor ? input.actor.user : undefined };
+}
+
+function checkOwnApp(process: ProcessRow, input: HandleInput): void {
   if (input.appId && process.appId !== input.appId) {
     throw new WorkflowRefusal(
       "WORKFLOW_MISMATCH",
       "the application's token handles tasks of its own workflow only",
     );
   }
+}
+
+/** The engine's command for 3.1 on the process as read: who handles the task, and how. */
+function handleCommand(read: ProcessWithState, input: HandleInput): EngineCommand {
+  checkOwnApp(read.process, input);
   let handler: string | null = null;
   let actualUser: string | null = null;
-  let thing = input.thing;
-  let onBehalfOf = input.onBehalfOf;
-  if (input.pickup) {
-    thing ??= process.things.length === 1 ? process.things[0] : undefined;
-    if (!thing) throw new WorkflowRefusal("THING_REQUIRED", "thing: name the item the pickup code is for");
-    const actor = "user" in input.actor ? input.actor.user : null;
-    onBehalfOf = (await usePickup(sql, input.tenantId, input.pickup, thing, actor)) ?? onBehalfOf;
-  }
   if ("user" in input.actor) {
-    handler = onBehalfOf ?? locked.handler!;
+    handler = input.onBehalfOf ?? read.handler!;
     actualUser = input.actor.user;
-  } else if (onBehalfOf) {
-    handler = onBehalfOf;
+  } else if (input.onBehalfOf) {
+    handler = input.onBehalfOf;
   }
-  const outcome = await run(
-    sql,
-    locked,
-    {
-      kind: "handle",
-      task: input.taskId,
-      handler,
-      actualUser,
-      actionId: input.actionId,
-      actionCode: input.actionCode,
-      remark: input.remark,
-      thing,
-      nextSteps: input.nextSteps,
-      nextUsers: input.nextUsers,
-      asSystem: input.sys,
-    },
-    { shownTask: input.taskId, endsTransaction: input.endsTransaction },
-  );
-  return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === input.taskId)! };
+  return {
+    kind: "handle",
+    task: input.taskId,
+    handler,
+    actualUser,
+    actionId: input.actionId,
+    actionCode: input.actionCode,
+    remark: input.remark,
+    thing: input.thing,
+    nextSteps: input.nextSteps,
+    nextUsers: input.nextUsers,
+    asSystem: input.sys,
+  };
 }
 
 /** A lifecycle command on a process named by GUID or serial number. */

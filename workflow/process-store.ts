@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Queryable } from "../runtime/database.ts";
 import type { Milestone, ProcessState, ProcessStatus } from "./process-state.ts";
 
@@ -29,13 +30,15 @@ export interface ProcessRow {
   createdAt: Date;
   updatedAt: Date;
   endedAt: Date | null;
+  /** How many engine writes the process has had: a write made from an unlocked read checks it. */
+  revision: number;
 }
 
 export const PROCESS_COLUMNS = `id, entry::float8 as entry, tenant_id as "tenantId", test, app_id as "appId",
   version_id as "versionId", name, tags, owner_id as "ownerId", actual_user_id as "actualUserId", status,
   priority, rating, review, data, business_id as "businessId", milestone, archived, things,
   parent_process_id as "parentProcessId", parent_task_id as "parentTaskId", depth,
-  created_at as "createdAt", updated_at as "updatedAt", ended_at as "endedAt"`;
+  created_at as "createdAt", updated_at as "updatedAt", ended_at as "endedAt", revision`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -68,7 +71,7 @@ function processIdOf(sql: Queryable, target: LockTarget) {
   return sql`(select id from workflow_processes where entry = ${target.entry})`;
 }
 
-export interface LockedProcess {
+export interface ProcessWithState {
   process: ProcessRow;
   state: ProcessState;
   /** The candidate on whose behalf `handlerFor` handles the task: the user, or who entrusted it to them. */
@@ -85,37 +88,68 @@ export async function lockProcess(
   test: boolean,
   target: LockTarget,
   options: { handlerFor?: string | undefined } = {},
-): Promise<LockedProcess | undefined> {
+): Promise<ProcessWithState | undefined> {
   if ("task" in target && !isUuid(target.task)) return undefined;
   const id = processIdOf(sql, target);
-  // Sent after the lock in the same round trip, the read waits for it and sees what it guards.
   const user = "task" in target ? options.handlerFor : undefined;
+  // Sent after the lock in the same round trip, the read waits for it and sees what it guards.
   const [[process], [state]] = await Promise.all([
     sql<ProcessRow[]>`
       select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes
       where id = ${id} and tenant_id = ${tenantId} and test = ${test}
       for update`,
-    sql<(Pick<ProcessState, "tasks" | "branches"> & { entrustedBy: (string | null)[] })[]>`
-      select
-        ${
-          user && "task" in target
-            ? sql`(select coalesce(json_agg(entrusted_by), '[]') from workflow_todo
-                   where task_id = ${target.task} and user_id = ${user}) as "entrustedBy",`
-            : sql``
-        }
-        (select coalesce(json_agg(json_build_object(
-            'id', id, 'node', node, 'branch', branch, 'status', status, 'candidates', candidates,
-            'group', group_id, 'turn', turn, 'handler', handler_id, 'actualUser', actual_user_id,
-            'action', action, 'remark', remark, 'thing', thing, 'trail', trail, 'child', child_process_id,
-            'assignedAt', floor(extract(epoch from assigned_at) * 1000)::bigint, 'handledAt', floor(extract(epoch from handled_at) * 1000)::bigint,
-            'expiresAt', floor(extract(epoch from expires_at) * 1000)::bigint) order by assigned_at, id), '[]')
-         from workflow_tasks where process_id = ${id}) as tasks,
-        (select coalesce(json_agg(json_build_object(
-            'path', path, 'parent', parent, 'split', split, 'fork', fork, 'item', item, 'status', status)), '[]')
-         from workflow_branches where process_id = ${id}) as branches`,
+    sql<StateColumns[]>`select ${stateColumns(sql, id, target, user)}`,
   ]);
-  if (!process) return undefined;
-  const { tasks, branches, entrustedBy } = state!;
+  return process && withState(process, state!, user);
+}
+
+/**
+ * The process and the engine's view of it as one statement reads them, without a lock: a command
+ * decided on it writes with `expectedRevision`, so that it writes only what this read still holds.
+ */
+export async function readProcess(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  target: LockTarget,
+  options: { handlerFor?: string | undefined } = {},
+): Promise<ProcessWithState | undefined> {
+  if ("task" in target && !isUuid(target.task)) return undefined;
+  const user = "task" in target ? options.handlerFor : undefined;
+  const [row] = await sql<(ProcessRow & StateColumns)[]>`
+    select ${sql.unsafe(PROCESS_COLUMNS)}, ${stateColumns(sql, sql`p.id`, target, user)}
+    from workflow_processes p
+    where id = ${processIdOf(sql, target)} and tenant_id = ${tenantId} and test = ${test}`;
+  if (!row) return undefined;
+  const { tasks, branches, entrustedBy, ...process } = row;
+  return withState(process, { tasks, branches, entrustedBy }, user);
+}
+
+type StateColumns = Pick<ProcessState, "tasks" | "branches"> & { entrustedBy?: (string | null)[] };
+
+/** The tasks and branches of the process `id` names, and whom `user`'s to-do row of the task stands for. */
+function stateColumns(sql: Queryable, id: postgres.Fragment, target: LockTarget, user: string | undefined) {
+  return sql`
+    ${
+      user && "task" in target
+        ? sql`(select coalesce(json_agg(entrusted_by), '[]') from workflow_todo
+               where task_id = ${target.task} and user_id = ${user}) as "entrustedBy",`
+        : sql``
+    }
+    (select coalesce(json_agg(json_build_object(
+        'id', id, 'node', node, 'branch', branch, 'status', status, 'candidates', candidates,
+        'group', group_id, 'turn', turn, 'handler', handler_id, 'actualUser', actual_user_id,
+        'action', action, 'remark', remark, 'thing', thing, 'trail', trail, 'child', child_process_id,
+        'assignedAt', floor(extract(epoch from assigned_at) * 1000)::bigint, 'handledAt', floor(extract(epoch from handled_at) * 1000)::bigint,
+        'expiresAt', floor(extract(epoch from expires_at) * 1000)::bigint) order by assigned_at, id), '[]')
+     from workflow_tasks where process_id = ${id}) as tasks,
+    (select coalesce(json_agg(json_build_object(
+        'path', path, 'parent', parent, 'split', split, 'fork', fork, 'item', item, 'status', status)), '[]')
+     from workflow_branches where process_id = ${id}) as branches`;
+}
+
+function withState(process: ProcessRow, state: StateColumns, user: string | undefined): ProcessWithState {
+  const entrustedBy = state.entrustedBy ?? [];
   return {
     handler: user && (entrustedBy.length === 0 || entrustedBy.includes(null) ? user : entrustedBy[0]!),
     process,
@@ -124,8 +158,8 @@ export async function lockProcess(
       owner: process.ownerId,
       data: process.data,
       milestone: process.milestone,
-      tasks,
-      branches,
+      tasks: state.tasks,
+      branches: state.branches,
     },
   };
 }
@@ -254,6 +288,6 @@ export async function updateProcessData(
 ): Promise<void> {
   await sql`
     update workflow_processes
-    set data = ${sql.json(data as never)}, things = ${things}, updated_at = now()
+    set data = ${sql.json(data as never)}, things = ${things}, updated_at = now(), revision = revision + 1
     where id = ${processId}`;
 }

@@ -68,6 +68,30 @@ function taskRecord(task: TaskState) {
   };
 }
 
+/** The to-do tasks whose to-do rows the command takes away and writes again. */
+function replacedTodo(result: EngineResult): string[] {
+  return result.tasksChanged.filter((task) => task.status === "todo").map((task) => task.id);
+}
+
+function changesSuspension(target: ResultTarget, result: EngineResult): boolean {
+  return (
+    "process" in target && (target.process.status === "suspended") !== (result.state.status === "suspended")
+  );
+}
+
+/**
+ * Whether `writeResult` writes the outcome in one statement, which then commits on its own outside
+ * a transaction: not when to-do rows are written again or the process is suspended or resumed.
+ */
+export function writesInOneStatement(target: ResultTarget, result: EngineResult): boolean {
+  return replacedTodo(result).length === 0 && !changesSuspension(target, result);
+}
+
+/** Whether a write failed because the process changed after the command read it (a serialization failure). */
+export function isStaleRevision(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "40001";
+}
+
 /** The process as written, and the profiles of the people the caller asked to show. */
 export interface Written {
   process: ProcessRow;
@@ -139,15 +163,14 @@ export async function writeResult(
   // To-do rows: those of every task the command touched go; those of its to-do tasks come back.
   const touched = [...result.tasksCreated, ...result.tasksChanged];
   const gone = touched.filter((task) => task.status !== "todo").map((task) => task.id);
-  const replaced = result.tasksChanged.filter((task) => task.status === "todo").map((task) => task.id);
+  const replaced = replacedTodo(result);
   if (gone.length + replaced.length > 0) {
     ctes.push(
       sql`gone_todo as (delete from workflow_todo where task_id = any(${[...gone, ...replaced]}::uuid[]))`,
     );
   }
   const todo = todoInserts(sql, process, touched, result.state.status === "suspended", options);
-  const suspendedChanged =
-    "process" in target && (target.process.status === "suspended") !== (state.status === "suspended");
+  const suspendedChanged = changesSuspension(target, result);
   const later: Fragment[] = [];
   if (replaced.length > 0 || suspendedChanged) later.push(...todo);
   else ctes.push(...todo);
@@ -158,13 +181,15 @@ export async function writeResult(
   if (later.length > 0) later.push(delegatedInboxCte(sql, process.id, statesOf(result)));
 
   const people = [...new Set(options.people ?? [])].filter((id): id is string => id !== null);
-  const main = sql<(ProcessRow & { people: ProfileView[] })[]>`
+  // A header that updated nothing fails the statement, so that none of its other writes stay.
+  const main = sql<(ProcessRow & { people: ProfileView[]; stale: null })[]>`
       with recursive ${joinFragments(sql, ctes, ", ")}
       select ${sql.unsafe(PROCESS_COLUMNS)},
+        case when header.id is null then workflow_stale_revision() end as stale,
         (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
                                                     'email', u.email, 'phone', u.phone)), '[]')
          from users u where u.id = any(${people}::uuid[])) as people
-      from header`;
+      from (select) as one left join header on true`;
   const statements: postgres.PendingQuery<postgres.Row[]>[] = [];
   if (later.length > 0) statements.push(sql`with recursive ${joinFragments(sql, later, ", ")} select`);
   if (suspendedChanged) {
@@ -176,11 +201,14 @@ export async function writeResult(
   const sent = Promise.all([main.execute(), ...statements.map((statement) => statement.execute())]);
   if (options.commits) sendCommitBehind(sql);
   const [[row]] = await sent;
-  const { people: profiles, ...written } = row!;
+  const { people: profiles, stale: _, ...written } = row!;
   return { process: written, people: new Map(profiles.map((profile) => [profile.id, profile])) };
 }
 
-/** The `header` CTE: the process inserted or updated, returned whole. */
+/**
+ * The `header` CTE: the process inserted, or updated if its revision is still the one the command
+ * read (when it is not, the statement fails: see `isStaleRevision`), returned whole.
+ */
 function headerCte(sql: Queryable, target: ResultTarget, state: EngineResult["state"], now: Date): Fragment {
   const milestone = state.milestone ? sql.json(state.milestone as never) : null;
   if ("newProcess" in target) {
@@ -199,8 +227,8 @@ function headerCte(sql: Queryable, target: ResultTarget, state: EngineResult["st
   return sql`header as (
     update workflow_processes set status = ${state.status}, milestone = ${milestone},
       data = ${sql.json(state.data as never)}, updated_at = ${now},
-      ended_at = case when ${ended} then coalesce(ended_at, ${now}) end
-    where id = ${target.process.id}
+      ended_at = case when ${ended} then coalesce(ended_at, ${now}) end, revision = revision + 1
+    where id = ${target.process.id} and revision = ${target.process.revision}
     returning *)`;
 }
 

@@ -7,7 +7,7 @@ import { queryActivities } from "../../workflow/activity-store.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { parseFormData } from "../../workflow/form-data.ts";
 import { actOnProcess, PROCESS_ACTIONS } from "../../workflow/process-actions.ts";
-import { commandTask, handleTask, startProcess } from "../../workflow/process-commands.ts";
+import { commandTask, startProcess, submitTask } from "../../workflow/process-commands.ts";
 import {
   isAncestor,
   type ProcessRow,
@@ -197,23 +197,20 @@ export function workflowProcessRoutes(
     async (_c, caller, { params, parameters }) => {
       if (!/^[0-9a-f-]{36}$/i.test(params.id))
         throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${params.id}`);
-      return transaction(sql, async (tx) => {
-        const { process, task, people } = await handleTask(tx, {
-          tenantId: caller.tenantId,
-          test: caller.test,
-          taskId: params.id,
-          actor: caller.userId ? { user: caller.userId } : { system: true },
-          sys: caller.sys,
-          actionId: parameters.actionId,
-          actionCode: parameters.actionCode,
-          remark: parameters.remark,
-          thing: parameters.thing,
-          pickup: parameters.pickup,
-          appId: await ownAppId(tx, caller),
-          endsTransaction: true,
-        });
-        return { entities: [await taskViewOf(tx, process, task, people, views())] };
+      const { process, task, people } = await submitTask(sql, {
+        tenantId: caller.tenantId,
+        test: caller.test,
+        taskId: params.id,
+        actor: caller.userId ? { user: caller.userId } : { system: true },
+        sys: caller.sys,
+        actionId: parameters.actionId,
+        actionCode: parameters.actionCode,
+        remark: parameters.remark,
+        thing: parameters.thing,
+        pickup: parameters.pickup,
+        appId: await ownAppId(sql, caller),
       });
+      return { entities: [await taskViewOf(sql, process, task, people, views())] };
     },
   );
 

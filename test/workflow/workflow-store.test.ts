@@ -14,7 +14,7 @@ import {
   startableApp,
   upsertWorkflowApp,
 } from "../../workflow/app-store.ts";
-import { commandProcess, handleTask, startProcess } from "../../workflow/process-commands.ts";
+import { commandProcess, handleTask, startProcess, submitTask } from "../../workflow/process-commands.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { silentLogger } from "../support/wait.ts";
@@ -50,6 +50,18 @@ function wideJoin(width: number) {
       ],
     },
   });
+}
+
+/** Waits until a statement of this database waits on a row lock. */
+async function waitForLockWaiter(db: Database): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const [row] = await db.sql<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`;
+    if (row!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error("no statement came to wait on the lock");
 }
 
 for (const mode of await testModes()) {
@@ -133,6 +145,10 @@ for (const mode of await testModes()) {
           actionCode,
         }),
       );
+
+    /** Handles a task as `account` as 3.1 does: on the pool, from an unlocked read when it can. */
+    const submitAs = (account: string, taskId: string) =>
+      submitTask(db.sql, { tenantId, test: false, taskId, actor: { user: users[account]! }, sys: false });
 
     it("deploys a definition once: the same definition is the same version", async () => {
       const again = await deployVersion(db.sql, leave.id, leaveRequest);
@@ -219,6 +235,77 @@ for (const mode of await testModes()) {
         select count(*)::int as n from workflow_tasks where process_id = ${started.process.id} and node = 'after'`;
       assert.equal(after[0]!.n, 1);
     });
+
+    it("lets exactly one of 50 concurrent submits through the pool, each refused one changing nothing", async () => {
+      const started = await startAs("alice", leave, { days: 2, reason: "x" });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 50 }, () => submitAs("alice", started.firstTask.id)),
+      );
+      assert.equal(outcomes.filter((outcome) => outcome.status === "fulfilled").length, 1);
+      for (const outcome of outcomes) {
+        if (outcome.status === "rejected") {
+          assert.ok(outcome.reason instanceof WorkflowRefusal, String(outcome.reason));
+          assert.equal(outcome.reason.refusal, "TASK_ALREADY_HANDLED");
+        }
+      }
+      const tasks = await db.sql<{ node: string; status: string }[]>`
+        select node, status from workflow_tasks where process_id = ${started.process.id} order by assigned_at, id`;
+      assert.deepEqual(
+        [...tasks],
+        [
+          { node: "apply", status: "done" },
+          { node: "department", status: "todo" },
+        ],
+      );
+      const activities = await db.sql`
+        select count(*)::int as n from workflow_activities where process_id = ${started.process.id} and tags = 'TASK_HANDLE'`;
+      assert.equal(activities[0]!.n, 1, "one handling recorded");
+    });
+
+    it("fires a 20-way join once when every branch is submitted through the pool at the same time", async () => {
+      const started = await startAs("alice", wide, {});
+      await submitAs("alice", started.firstTask.id);
+      const branches = await db.sql<{ id: string }[]>`
+        select id from workflow_tasks where process_id = ${started.process.id} and status = 'todo'`;
+      assert.equal(branches.length, 20);
+      await Promise.all(branches.map(({ id }) => submitAs("alice", id)));
+      const tasks = await db.sql<{ node: string; status: string }[]>`
+        select node, status from workflow_tasks where process_id = ${started.process.id}`;
+      assert.equal(tasks.filter((task) => task.status === "done").length, 21);
+      assert.deepEqual(
+        tasks.filter((task) => task.status === "todo").map((task) => task.node),
+        ["after"],
+      );
+    });
+
+    // The embedded database has one connection: no second command can wait on a process's lock there.
+    if (mode.name !== "embedded") {
+      it("refuses a submit whose unlocked read a suspend overtook, and the suspend stands", async () => {
+        const started = await startAs("alice", leave, { days: 2, reason: "x" });
+        const ref = { id: started.process.id };
+        let submitted: Promise<unknown> | undefined;
+        await db.sql.begin(async (tx) => {
+          await tx`select from workflow_processes where id = ${started.process.id} for update`;
+          // The submit reads the process as it is, decides, and waits on the lock to write.
+          submitted = submitAs("alice", started.firstTask.id).catch((error: unknown) => error);
+          await waitForLockWaiter(db);
+          await commandProcess(tx, tenantId, false, ref, () => ({ kind: "suspend", user: null }));
+        });
+        const outcome = await submitted;
+        assert.ok(outcome instanceof WorkflowRefusal, String(outcome));
+        assert.equal(outcome.refusal, "PROCESS_SUSPENDED");
+        const [process] =
+          await db.sql`select status from workflow_processes where id = ${started.process.id}`;
+        assert.equal(process!.status, "suspended");
+        const tasks =
+          await db.sql`select status from workflow_tasks where process_id = ${started.process.id}`;
+        assert.deepEqual(
+          tasks.map((task) => task.status),
+          ["todo"],
+          "the form is still to do",
+        );
+      });
+    }
 
     it("keeps a suspended process's tasks out of every to-do until it resumes", async () => {
       const started = await startAs("alice", leave, { days: 2, reason: "x" });
