@@ -15,6 +15,7 @@ import {
   upsertWorkflowApp,
 } from "../../workflow/app-store.ts";
 import { commandProcess, handleTask, startProcess, submitTask } from "../../workflow/process-commands.ts";
+import { lockProcess, readProcess } from "../../workflow/process-store.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { silentLogger } from "../support/wait.ts";
@@ -276,6 +277,23 @@ for (const mode of await testModes()) {
         tasks.filter((task) => task.status === "todo").map((task) => task.node),
         ["after"],
       );
+    });
+
+    it("reads a process for a command alike with and without the lock", async () => {
+      const started = await startAs("alice", wide, {});
+      await submitAs("alice", started.firstTask.id);
+      const [branch] = await db.sql<{ id: string }[]>`
+        select id from workflow_tasks where process_id = ${started.process.id} and status = 'todo' limit 1`;
+      await submitAs("alice", branch!.id);
+      const target = { task: branch!.id };
+      const unlocked = await readProcess(db.sql, tenantId, false, target, { handlerFor: users.alice! });
+      const locked = await db.sql.begin((tx) =>
+        lockProcess(tx, tenantId, false, target, { handlerFor: users.alice! }),
+      );
+      assert.ok(unlocked && locked);
+      assert.equal(unlocked.state.tasks.length, 21);
+      assert.equal(unlocked.process.revision, 2, "the start wrote revision 0; each handling raised it");
+      assert.deepEqual(unlocked, locked);
     });
 
     // The embedded database has one connection: no second command can wait on a process's lock there.
