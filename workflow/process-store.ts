@@ -30,7 +30,10 @@ export interface ProcessRow {
   createdAt: Date;
   updatedAt: Date;
   endedAt: Date | null;
-  /** How many engine writes the process has had: a write made from an unlocked read checks it. */
+  /**
+   * Raised by every write of the engine's state (commands, 2.11's data changes): a write decided on
+   * an unlocked read checks it.
+   */
   revision: number;
 }
 
@@ -104,8 +107,8 @@ export async function lockProcess(
 }
 
 /**
- * The process and the engine's view of it as one statement reads them, without a lock: a command
- * decided on it writes with `expectedRevision`, so that it writes only what this read still holds.
+ * The process and the engine's view of it as one statement reads them, without a lock: what a
+ * command decides on it is written only while the process's revision is still the one read.
  */
 export async function readProcess(
   sql: Queryable,
