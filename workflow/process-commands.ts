@@ -311,10 +311,10 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
     { task: input.taskId },
     handlerFor(input),
   );
+  checkOwnApp(locked.process, input);
   let thing = input.thing;
   let onBehalfOf = input.onBehalfOf;
   if (input.pickup) {
-    checkOwnApp(locked.process, input);
     thing ??= locked.process.things.length === 1 ? locked.process.things[0] : undefined;
     if (!thing) throw new WorkflowRefusal("THING_REQUIRED", "thing: name the item the pickup code is for");
     const actor = "user" in input.actor ? input.actor.user : null;
@@ -344,6 +344,7 @@ async function handleUnlocked(
 ): Promise<(Outcome & { task: TaskState }) | undefined> {
   const read = await readProcess(sql, input.tenantId, input.test, { task: input.taskId }, handlerFor(input));
   if (!read) throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${input.taskId}`);
+  checkOwnApp(read.process, input);
   const { workflow, now, result } = await decide(sql, read, handleCommand(read, input));
   const target = { process: read.process };
   if (needsFollowUp(read.process, result) || !writesInOneStatement(target, result)) return undefined;
@@ -372,7 +373,6 @@ function checkOwnApp(process: ProcessRow, input: HandleInput): void {
 
 /** The engine's command for 3.1 on the process as read: who handles the task, and how. */
 function handleCommand(read: ProcessWithState, input: HandleInput): EngineCommand {
-  checkOwnApp(read.process, input);
   let handler: string | null = null;
   let actualUser: string | null = null;
   if ("user" in input.actor) {

@@ -18,7 +18,7 @@ import { commandProcess, handleTask, startProcess, submitTask } from "../../work
 import { lockProcess, readProcess } from "../../workflow/process-store.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { silentLogger } from "../support/wait.ts";
+import { silentLogger, waitFor } from "../support/wait.ts";
 
 const leaveRequest = workflowDefinitionSchema.parse(
   JSON.parse(await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8")),
@@ -53,16 +53,18 @@ function wideJoin(width: number) {
   });
 }
 
-/** Waits until a statement of this database waits on a row lock. */
-async function waitForLockWaiter(db: Database): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const [row] = await db.sql<{ n: number }[]>`
-      select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock'`;
-    if (row!.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error("no statement came to wait on the lock");
+/** Waits until a statement of this database waits on a lock. */
+function waitForLockWaiter(db: Database): Promise<void> {
+  return waitFor(
+    async () => {
+      const [row] = await db.sql<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`;
+      return row!.n > 0;
+    },
+    5000,
+    "a statement waiting on the lock",
+  );
 }
 
 for (const mode of await testModes()) {
