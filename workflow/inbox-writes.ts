@@ -12,7 +12,7 @@ import type { EngineResult } from "./engine.ts";
 type Fragment = postgres.Fragment;
 
 interface Role {
-  user: string;
+  user_id: string;
   owner: boolean;
   handled: boolean;
   entrusted: boolean;
@@ -28,19 +28,31 @@ export function statesOf(result: EngineResult): string[] {
   return [...new Set(result.state.tasks.filter((task) => task.status === "todo").map((task) => task.node))];
 }
 
-/** What the command made of each user: the initiator of a new process, handlers, the people copied. */
+/** What the command made of each user, one role a user: the initiator of a new process, handlers, the people copied. */
 function rolesOf(result: EngineResult, owner: string | undefined): Role[] {
-  const roles: Role[] = [];
-  const role = (user: string, change: Partial<Role>) =>
-    roles.push({
-      user,
-      owner: false,
-      handled: false,
-      entrusted: false,
-      cc: false,
-      action_at: null,
-      ...change,
-    });
+  const roles = new Map<string, Role>();
+  const role = (user: string, change: Partial<Omit<Role, "user_id">>) => {
+    const held = roles.get(user);
+    if (!held) {
+      roles.set(user, {
+        user_id: user,
+        owner: false,
+        handled: false,
+        entrusted: false,
+        cc: false,
+        action_at: null,
+        ...change,
+      });
+      return;
+    }
+    held.owner ||= change.owner ?? false;
+    held.handled ||= change.handled ?? false;
+    held.entrusted ||= change.entrusted ?? false;
+    held.cc ||= change.cc ?? false;
+    // ISO times of one clock compare as strings.
+    if (change.action_at && (held.action_at === null || change.action_at > held.action_at))
+      held.action_at = change.action_at;
+  };
   if (owner) role(owner, { owner: true });
   for (const task of [...result.tasksCreated, ...result.tasksChanged]) {
     if (task.status !== "done" || task.handledAt === null) continue;
@@ -52,13 +64,14 @@ function rolesOf(result: EngineResult, owner: string | undefined): Role[] {
   for (const event of result.events) {
     if (event.type === "cc") for (const user of event.users) role(user, { cc: true });
   }
-  return roles;
+  return [...roles.values()];
 }
 
 /**
  * The search row of a new process and the inbox rows of every user of the process, refreshed with
  * its status, times, milestone, rating and states. `newTodo` says whether the statement inserts
  * to-do rows as `new_todo` (returning `user_id, entrusted_by`): delegates who got one are marked.
+ * A new process has no rows yet, so its users' rows are inserted without reading any.
  */
 export function inboxCtes(
   sql: Queryable,
@@ -75,35 +88,42 @@ export function inboxCtes(
       from header h join users u on u.id = h.owner_id
       cross join lateral (select lower(concat_ws(' ', h.name, h.tags, u.account, u.name, h.entry)) as text) t)`);
   }
-  const roles = rolesOf(result, newOwner);
-  const delegates = newTodo
-    ? sql`(select distinct user_id from new_todo where entrusted_by is not null)`
-    : sql`(select null::uuid as user_id where false)`;
   ctes.push(sql`inbox_role as (
-      select "user" as user_id, bool_or(owner) as owner, bool_or(handled) as handled, bool_or(entrusted) as entrusted,
-             bool_or(cc) as cc, max(action_at) as action_at
-      from jsonb_to_recordset(${sql.json(roles as never)})
-        as r("user" uuid, owner boolean, handled boolean, entrusted boolean, cc boolean, action_at timestamptz)
-      group by "user")`);
+      select * from jsonb_to_recordset(${sql.json(rolesOf(result, newOwner) as never)})
+        as r(user_id uuid, owner boolean, handled boolean, entrusted boolean, cc boolean, action_at timestamptz))`);
+  const delegates = sql`(select distinct user_id from new_todo where entrusted_by is not null)`;
+  const delegated = newTodo ? sql`or e.user_id is not null` : sql``;
+  const process = sql`h.id, h.tenant_id, h.test, h.app_id, h.entry`;
+  const copied = sql`h.status, h.archived, h.things <> '{}', (h.milestone ->> 'percent')::int, h.rating,
+             ${statesOf(result)}::text[], h.created_at, h.updated_at`;
+  if (newOwner) {
+    ctes.push(sql`inbox as (
+      insert into workflow_inbox (${sql.unsafe(INBOX_COLUMNS)})
+      select user_id, ${process}, coalesce(r.owner, false), coalesce(r.handled, false),
+             coalesce(r.entrusted, false) ${delegated}, coalesce(r.cc, false), ${copied}, r.action_at,
+             case when r.cc then ${now}::timestamptz end, case when r.cc then ${now}::timestamptz end, null
+      from ${newTodo ? sql`inbox_role r full join ${delegates} e using (user_id)` : sql`inbox_role r`}
+      cross join header h)`);
+    return ctes;
+  }
   ctes.push(sql`inbox as (
       insert into workflow_inbox (${sql.unsafe(INBOX_COLUMNS)})
-      select u.user_id, h.id, h.tenant_id, h.test, h.app_id, h.entry,
+      select u.user_id, ${process},
              coalesce(i.owner, false) or coalesce(r.owner, false),
              coalesce(i.handled, false) or coalesce(r.handled, false),
-             coalesce(i.entrusted, false) or coalesce(r.entrusted, false) or e.user_id is not null,
+             coalesce(i.entrusted, false) or coalesce(r.entrusted, false) ${delegated},
              coalesce(i.cc, false) or coalesce(r.cc, false),
-             h.status, h.archived, h.things <> '{}', (h.milestone ->> 'percent')::int, h.rating,
-             ${statesOf(result)}::text[], h.created_at, h.updated_at, greatest(i.action_at, r.action_at),
+             ${copied}, greatest(i.action_at, r.action_at),
              case when r.cc then coalesce(i.cc_created_at, ${now}) else i.cc_created_at end,
              case when r.cc then ${now} else i.cc_updated_at end,
              case when r.cc then null else i.read_at end
       from (select user_id from workflow_inbox where process_id = ${processId}
             union select user_id from inbox_role
-            union select user_id from ${delegates} d) u
+            ${newTodo ? sql`union select user_id from ${delegates} d` : sql``}) u
       cross join header h
       left join workflow_inbox i on i.process_id = ${processId} and i.user_id = u.user_id
       left join inbox_role r on r.user_id = u.user_id
-      left join ${delegates} e on e.user_id = u.user_id
+      ${newTodo ? sql`left join ${delegates} e on e.user_id = u.user_id` : sql``}
       on conflict (user_id, process_id) do update set
         owner = excluded.owner, handled = excluded.handled, entrusted = excluded.entrusted, cc = excluded.cc,
         status = excluded.status, archived = excluded.archived, things = excluded.things,
