@@ -358,5 +358,22 @@ for (const mode of await testModes()) {
         (error: unknown) => error instanceof WorkflowRefusal && error.refusal === "APP_NOT_STARTABLE",
       );
     });
+
+    it("finds a process by the words of its text: runs of letters and digits, CJK runs as pairs", async () => {
+      const cases: [string, string][] = [
+        ["Leave-Request, O'Brien #42 (draft)", "leave request o brien 42 draft"],
+        ["  Tab\tand\nnew line  ", "tab and new line"],
+        ["x+y=z | 100%", "x y z 100"],
+        ["Café Ünïcödé", "café ünïcödé"],
+        ["...", ""],
+        ["", ""],
+        ["请假申请 Alice-2", "请假 假申 申请 alice 2"],
+        ["人事,张三 王", "人事 张三 王"],
+      ];
+      for (const [text, words] of cases) {
+        const [row] = await db.sql<{ words: string }[]>`select workflow_search_words(${text}) as words`;
+        assert.equal(row!.words, words, JSON.stringify(text));
+      }
+    });
   });
 }
