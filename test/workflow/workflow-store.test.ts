@@ -220,6 +220,29 @@ for (const mode of await testModes()) {
       }
     });
 
+    it("gives the entrustee of an initiator the first step of a process it starts, in both inboxes", async () => {
+      await db.sql`
+        insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
+        values (${tenantId}, ${users.alice!}, ${users.dan!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
+      try {
+        const started = await startAs("alice", leave, { days: 1, reason: "x" });
+        const delegated = (await todoOf("dan")).find((row) => row.taskId === started.firstTask.id);
+        assert.equal(delegated?.entrustedBy, users.alice, "dan has alice's first step, marked entrusted");
+        const inbox = await db.sql<{ user_id: string; owner: boolean; entrusted: boolean }[]>`
+          select user_id, owner, entrusted from workflow_inbox where process_id = ${started.process.id}
+          order by owner desc`;
+        assert.deepEqual(
+          inbox.map((row) => ({ ...row })),
+          [
+            { user_id: users.alice, owner: true, entrusted: false },
+            { user_id: users.dan, owner: false, entrusted: true },
+          ],
+        );
+      } finally {
+        await db.sql`delete from workflow_entrustments`;
+      }
+    });
+
     it("lets exactly one of 50 concurrent submits of a task through", async () => {
       const started = await startAs("alice", leave, { days: 2, reason: "x" });
       const outcomes = await Promise.allSettled(
