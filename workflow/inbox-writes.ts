@@ -108,7 +108,7 @@ export function inboxCtes(
   }
   ctes.push(sql`inbox as (
       insert into workflow_inbox (${sql.unsafe(INBOX_COLUMNS)})
-      select u.user_id, ${process},
+      select coalesce(i.user_id, r.user_id${newTodo ? sql`, e.user_id` : sql``}), ${process},
              coalesce(i.owner, false) or coalesce(r.owner, false),
              coalesce(i.handled, false) or coalesce(r.handled, false),
              coalesce(i.entrusted, false) or coalesce(r.entrusted, false) ${delegated},
@@ -117,13 +117,10 @@ export function inboxCtes(
              case when r.cc then coalesce(i.cc_created_at, ${now}) else i.cc_created_at end,
              case when r.cc then ${now} else i.cc_updated_at end,
              case when r.cc then null else i.read_at end
-      from (select user_id from workflow_inbox where process_id = ${processId}
-            union select user_id from inbox_role
-            ${newTodo ? sql`union select user_id from ${delegates} d` : sql``}) u
+      from (select * from workflow_inbox where process_id = ${processId}) i
+      full join inbox_role r on r.user_id = i.user_id
+      ${newTodo ? sql`full join ${delegates} e on e.user_id = coalesce(i.user_id, r.user_id)` : sql``}
       cross join header h
-      left join workflow_inbox i on i.process_id = ${processId} and i.user_id = u.user_id
-      left join inbox_role r on r.user_id = u.user_id
-      ${newTodo ? sql`left join ${delegates} e on e.user_id = u.user_id` : sql``}
       on conflict (user_id, process_id) do update set
         owner = excluded.owner, handled = excluded.handled, entrusted = excluded.entrusted, cc = excluded.cc,
         status = excluded.status, archived = excluded.archived, things = excluded.things,
