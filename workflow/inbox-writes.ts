@@ -28,7 +28,7 @@ export function statesOf(result: EngineResult): string[] {
   return [...new Set(result.state.tasks.filter((task) => task.status === "todo").map((task) => task.node))];
 }
 
-/** What the command made of each user, one role a user: the initiator of a new process, handlers, the people copied. */
+/** What the command made of each user, merged into one role a user: initiator, handler, copied. */
 function rolesOf(result: EngineResult, owner: string | undefined): Role[] {
   const roles = new Map<string, Role>();
   const role = (user: string, change: Partial<Omit<Role, "user_id">>) => {
