@@ -164,6 +164,18 @@ for (const mode of await testModes()) {
     const submitAs = (account: string, taskId: string) =>
       submitTask(db.sql, { tenantId, test: false, taskId, actor: { user: users[account]! }, sys: false });
 
+    /** Runs `work` while `entruster` has entrusted the leave app to `entrustee` (for the hour around now). */
+    const whileEntrusted = async (entruster: string, entrustee: string, work: () => Promise<void>) => {
+      await db.sql`
+        insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
+        values (${tenantId}, ${users[entruster]!}, ${users[entrustee]!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
+      try {
+        await work();
+      } finally {
+        await db.sql`delete from workflow_entrustments`;
+      }
+    };
+
     it("deploys a definition once: the same definition is the same version", async () => {
       const again = await deployVersion(db.sql, leave.id, leaveRequest);
       assert.equal(again.created, false);
@@ -203,10 +215,7 @@ for (const mode of await testModes()) {
     });
 
     it("hands a task to the entrustee of its candidate, who handles it for the candidate", async () => {
-      await db.sql`
-        insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
-        values (${tenantId}, ${users.carol!}, ${users.bob!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
-      try {
+      await whileEntrusted("carol", "bob", async () => {
         const started = await startAs("alice", leave, { days: 1, reason: "x" });
         await handleAs("alice", started.firstTask.id);
         const entrusted = (await todoOf("bob")).find((row) => row.entrustedBy === users.carol);
@@ -215,16 +224,11 @@ for (const mode of await testModes()) {
         assert.equal(task.handler, users.carol, "handled on carol's behalf");
         assert.equal(task.actualUser, users.bob, "by bob");
         assert.equal((await todoOf("carol")).filter((row) => row.taskId === entrusted.taskId).length, 0);
-      } finally {
-        await db.sql`delete from workflow_entrustments`;
-      }
+      });
     });
 
     it("gives the entrustee of an initiator the first step of a process it starts, in both inboxes", async () => {
-      await db.sql`
-        insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
-        values (${tenantId}, ${users.alice!}, ${users.dan!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
-      try {
+      await whileEntrusted("alice", "dan", async () => {
         const started = await startAs("alice", leave, { days: 1, reason: "x" });
         const delegated = (await todoOf("dan")).find((row) => row.taskId === started.firstTask.id);
         assert.equal(delegated?.entrustedBy, users.alice, "dan has alice's first step, marked entrusted");
@@ -238,9 +242,7 @@ for (const mode of await testModes()) {
             { user_id: users.dan, owner: false, entrusted: true },
           ],
         );
-      } finally {
-        await db.sql`delete from workflow_entrustments`;
-      }
+      });
     });
 
     it("lets exactly one of 50 concurrent submits of a task through", async () => {
