@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY contracts ./contracts
 COPY runtime ./runtime
+COPY workflow ./workflow
 COPY gateway ./gateway
 COPY workers ./workers
 COPY plugins ./plugins
