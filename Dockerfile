@@ -8,6 +8,8 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno poppler-utils fonts-droid-fallback fonts-dejavu-core \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# Run by npm ci's postinstall: corrects the database client's connection queue.
+COPY bin/patch-dependencies.ts ./bin/
 RUN npm ci --omit=dev && npm cache clean --force
 COPY contracts ./contracts
 COPY runtime ./runtime

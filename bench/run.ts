@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import type { BenchCase, BenchResult } from "./bench-result.ts";
 import { brokerBench } from "./cases/broker-throughput.ts";
+import { databaseClientBench } from "./cases/database-client.ts";
 import { exportBench } from "./cases/export-throughput.ts";
 import { feedBench } from "./cases/feed-sync.ts";
 import { fileBench } from "./cases/file-throughput.ts";
@@ -17,6 +18,7 @@ import { workflowBench } from "./cases/workflow-throughput.ts";
 const CASES: BenchCase[] = [
   brokerBench,
   gatewayBench,
+  databaseClientBench,
   oauthBench,
   notificationBench,
   sealBench,
