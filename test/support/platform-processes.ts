@@ -59,26 +59,26 @@ export class PlatformProcess {
     readonly url: string,
   ) {}
 
-  static async gateway(env: Record<string, string>): Promise<PlatformProcess> {
+  /** `root`: the folder holding the platform's files, the checkout unless a test assembled another. */
+  static async gateway(env: Record<string, string>, root = ROOT): Promise<PlatformProcess> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     // Gateways of one platform share its public URL (the tokens' issuer) when the test gives one.
-    const child = PlatformProcess.spawn(["bin/gateway.ts"], {
-      PUBLIC_URL: url,
-      ...env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-    });
+    const child = PlatformProcess.spawn(
+      ["bin/gateway.ts"],
+      { PUBLIC_URL: url, ...env, PORT: String(port), HOST: "127.0.0.1" },
+      root,
+    );
     return PlatformProcess.ready(child, url, "/readyz");
   }
 
-  static async worker(env: Record<string, string>, queues: string[]): Promise<PlatformProcess> {
+  static async worker(env: Record<string, string>, queues: string[], root = ROOT): Promise<PlatformProcess> {
     const port = await freePort();
-    const child = PlatformProcess.spawn(["bin/worker.ts", ...queues], {
-      ...env,
-      METRICS_PORT: String(port),
-      HOST: "127.0.0.1",
-    });
+    const child = PlatformProcess.spawn(
+      ["bin/worker.ts", ...queues],
+      { ...env, METRICS_PORT: String(port), HOST: "127.0.0.1" },
+      root,
+    );
     return PlatformProcess.ready(child, `http://127.0.0.1:${port}`, "/healthz");
   }
 
@@ -111,9 +111,9 @@ export class PlatformProcess {
     return metricSamples(await (await fetch(`${this.url}/metrics`)).text());
   }
 
-  private static spawn(args: string[], env: Record<string, string>): ChildProcess {
+  private static spawn(args: string[], env: Record<string, string>, root: string): ChildProcess {
     return spawn(process.execPath, ["--import", "tsx", ...args], {
-      cwd: ROOT,
+      cwd: root,
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", process.env.TEST_LOG_LEVEL ? "inherit" : "ignore", "inherit"],
     });

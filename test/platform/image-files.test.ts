@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { copyFile, cp, readFile, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { tempDir } from "../support/platform.ts";
+import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
+import { realServices } from "../support/services.ts";
+import { describe, it } from "../support/skippable-suites.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ADMIN_TOKEN = "image-files-admin-token-0123456789abcdef";
+const services = await realServices();
+
+/**
+ * The files the image holds: each `COPY` of the Dockerfile done into `folder`, which stands for
+ * the image's working directory. The packages are the checkout's, as `npm ci` installs them there.
+ */
+async function assembleImage(folder: string): Promise<void> {
+  const dockerfile = await readFile(join(ROOT, "Dockerfile"), "utf8");
+  const copies = [...dockerfile.matchAll(/^COPY (.+)$/gm)].map((match) => match[1]!.split(/\s+/));
+  assert.ok(copies.length > 0, "the Dockerfile copies nothing");
+  for (const parts of copies) {
+    const destination = join(folder, parts.at(-1)!);
+    for (const source of parts.slice(0, -1)) {
+      const into = parts.length > 2 || destination.endsWith("/") ? join(destination, source) : destination;
+      await cp(join(ROOT, source), into, { recursive: true });
+    }
+  }
+  await symlink(join(ROOT, "node_modules"), join(folder, "node_modules"), "dir");
+}
+
+describe("the image's files", { skip: services ? false : "Postgres or RabbitMQ unreachable" }, () => {
+  it("run a gateway that deploys a workflow, and a worker, with only what the Dockerfile copies", async () => {
+    const image = await tempDir("op-image-");
+    const setup = await distributedSetup({}, { ADMIN_TOKEN });
+    const started: PlatformProcess[] = [];
+    try {
+      await assembleImage(image.path);
+      // As compose.yaml mounts it: the example bootstrap file beside the image's files.
+      const bootstrapFile = join(image.path, "bootstrap.json");
+      await copyFile(join(ROOT, "bootstrap.example.json"), bootstrapFile);
+      const env = { ...setup.env, BOOTSTRAP_FILE: bootstrapFile };
+      const gateway = await PlatformProcess.gateway(env, image.path);
+      started.push(gateway);
+      started.push(await PlatformProcess.worker(env, ["notify.email"], image.path));
+
+      const deployed = await fetch(`${gateway.url}/admin/workflows/example.edu/leave/versions`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          app: { name: "Leave" },
+          online: true,
+          definition: {
+            schema: { fields: [{ name: "days", type: "number" }] },
+            graph: {
+              nodes: [
+                { kind: "start", code: "apply" },
+                { kind: "task", code: "approve", assignees: [{ initiator: true }] },
+                { kind: "end", code: "done" },
+              ],
+              edges: [
+                { from: "apply", to: "approve" },
+                { from: "approve", to: "done" },
+              ],
+            },
+          },
+        }),
+      });
+      assert.equal(deployed.status, 200, await deployed.clone().text());
+      assert.equal(((await deployed.json()) as { created: boolean }).created, true);
+      const documents = await fetch(`${gateway.url}/openapi.json`);
+      assert.equal(documents.status, 200);
+    } finally {
+      await Promise.all(started.map((running) => running.stop()));
+      await setup.cleanup();
+      await image.remove();
+    }
+  });
+});
