@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { copyFile, cp, readFile, symlink } from "node:fs/promises";
-import { join } from "node:path";
+import { copyFile, cp, readFile, stat, symlink } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { tempDir } from "../support/platform.ts";
 import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
@@ -22,8 +22,11 @@ async function assembleImage(folder: string): Promise<void> {
   for (const parts of copies) {
     const destination = join(folder, parts.at(-1)!);
     for (const source of parts.slice(0, -1)) {
-      const into = parts.length > 2 || destination.endsWith("/") ? join(destination, source) : destination;
-      await cp(join(ROOT, source), into, { recursive: true });
+      // As Docker copies: a folder's contents into the destination, a file into it when it names a folder.
+      const intoFolder = destination.endsWith("/") && (await stat(join(ROOT, source))).isFile();
+      await cp(join(ROOT, source), intoFolder ? join(destination, basename(source)) : destination, {
+        recursive: true,
+      });
     }
   }
   await symlink(join(ROOT, "node_modules"), join(folder, "node_modules"), "dir");
