@@ -2,14 +2,15 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import Ajv2019 from "ajv/dist/2019.js";
 import { parse } from "yaml";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { jobCatalogue } from "../../contracts/jobs.ts";
 import { jobsForQueues } from "../../workers/job-runner.ts";
+import { dockerfile } from "../support/dockerfile.ts";
+import { localImports, PROJECT_ROOT } from "../support/imports.ts";
 
 const root = new URL("../..", import.meta.url);
 const require = createRequire(import.meta.url);
@@ -36,28 +37,25 @@ function withoutLegacyIds(node: unknown): Record<string, unknown> {
 
 /** The project's top-level folders whose files `entries` import, directly or through other files. */
 async function foldersImportedFrom(entries: readonly string[]): Promise<Set<string>> {
-  const rootPath = fileURLToPath(root);
   const seen = new Set<string>();
   const pending = [...entries];
   while (pending.length > 0) {
     const file = pending.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    const text = await readFile(join(rootPath, file), "utf8");
-    for (const [, specifier] of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.[^"']+)["']/g))
-      pending.push(relative(rootPath, join(dirname(join(rootPath, file)), specifier!)));
+    pending.push(...localImports(file, await readFile(join(PROJECT_ROOT, file), "utf8")));
   }
   return new Set([...seen].map((file) => file.split("/")[0]!));
 }
 
 describe("deployment files", () => {
   it("the image holds every folder its processes import", async () => {
-    const dockerfile = await readFile(new URL("Dockerfile", root), "utf8");
-    const copied = [...dockerfile.matchAll(/^COPY (\S+) /gm)].map((match) => match[1]!.split("/")[0]!);
+    const { text, copies } = await dockerfile();
+    const copied = copies.flatMap((copy) => copy.sources.map((source) => source.split("/")[0]!));
     const compose = parse(await readFile(new URL("compose.yaml", root), "utf8"), { merge: true }) as {
       services: Record<string, ComposeService>;
     };
-    const entries = new Set([...dockerfile.matchAll(/^CMD \[.*"(bin\/[^"]+)"/gm)].map((match) => match[1]!));
+    const entries = new Set([...text.matchAll(/^CMD \[.*"(bin\/[^"]+)"/gm)].map((match) => match[1]!));
     for (const service of Object.values(compose.services)) {
       const entry = service.command?.find((part) => part.startsWith("bin/"));
       if (entry) entries.add(entry);

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { copyFile, cp, readFile, stat, symlink } from "node:fs/promises";
+import { copyFile, cp, stat, symlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dockerfile } from "../support/dockerfile.ts";
+import { PROJECT_ROOT as ROOT } from "../support/imports.ts";
 import { tempDir } from "../support/platform.ts";
 import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
 import { realServices } from "../support/services.ts";
 import { describe, it } from "../support/skippable-suites.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ADMIN_TOKEN = "image-files-admin-token-0123456789abcdef";
 const services = await realServices();
 
@@ -16,12 +16,11 @@ const services = await realServices();
  * the image's working directory. The packages are the checkout's, as `npm ci` installs them there.
  */
 async function assembleImage(folder: string): Promise<void> {
-  const dockerfile = await readFile(join(ROOT, "Dockerfile"), "utf8");
-  const copies = [...dockerfile.matchAll(/^COPY (.+)$/gm)].map((match) => match[1]!.split(/\s+/));
+  const { copies } = await dockerfile();
   assert.ok(copies.length > 0, "the Dockerfile copies nothing");
-  for (const parts of copies) {
-    const destination = join(folder, parts.at(-1)!);
-    for (const source of parts.slice(0, -1)) {
+  for (const { sources, destination: named } of copies) {
+    const destination = join(folder, named);
+    for (const source of sources) {
       // As Docker copies: a folder's contents into the destination, a file into it when it names a folder.
       const intoFolder = destination.endsWith("/") && (await stat(join(ROOT, source))).isFile();
       await cp(join(ROOT, source), intoFolder ? join(destination, basename(source)) : destination, {

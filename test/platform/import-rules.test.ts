@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { importsOf, localImports, PROJECT_ROOT as ROOT } from "../support/imports.ts";
 
 /** Which top-level folders each folder's code may import, as the README's code layout states. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
@@ -28,20 +26,6 @@ async function sourceFiles(folder: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
-}
-
-/** Every module a file imports, statically or dynamically, as written. */
-function importsOf(text: string): string[] {
-  return [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["']([^"']+)["']/g)].map(
-    (match) => match[1]!,
-  );
-}
-
-/** The project files a file imports, by path from the root. */
-function localImports(file: string, text: string): string[] {
-  return importsOf(text)
-    .filter((specifier) => specifier.startsWith("."))
-    .map((specifier) => relative(ROOT, resolve(dirname(join(ROOT, file)), specifier)));
 }
 
 /**
