@@ -743,7 +743,8 @@ async function childEnded(run: Run, command: Extract<EngineCommand, { kind: "chi
 async function goOnPastChild(run: Run, task: TaskState): Promise<void> {
   run.trail = emptyTrail(run.state.milestone);
   await leave(run, task.node, task.branch, task.action);
-  task.trail = run.trail;
+  // Written with the step, so that a later `resume` does not go on past it a second time.
+  run.changeTask(task, { trail: run.trail });
   run.trail = null;
 }
 

@@ -433,6 +433,11 @@ for (const mode of await testModes()) {
         ["confirm"],
         "resumed, it goes on past the sub-process that ended meanwhile",
       );
+      // Going on past it is written with the step: a second suspend and resume does not enter the
+      // step after the sub-process again.
+      assert.equal((await act(entry, { action: "suspend" })).body.errno, 0);
+      assert.equal((await act(entry, { action: "resume" })).body.errno, 0);
+      assert.deepEqual(statuses(await view(entry), "confirm"), [TODO]);
       await ok<Task>("POST", `/task/${tasksAt(process, "confirm")[0]!.id}`, tokens.carol);
       assert.equal((await view(entry)).status, "done");
     });
