@@ -1,5 +1,5 @@
 import { ErrorCode, localizedError } from "../contracts/errors.ts";
-import { type NumberRange, parseRange } from "./ranges.ts";
+import { LARGEST_INTEGER, type NumberRange, parseRange } from "./ranges.ts";
 
 /**
  * The parameters of spec 001's process lists (2.4-2.7) read into filters; a malformed one is
@@ -95,8 +95,8 @@ export function keywordTerms(text: string | undefined): string[] {
   return terms;
 }
 
-function range(text: string | undefined, parameter: string): NumberRange | undefined {
-  return text === undefined || text.trim() === "" ? undefined : parseRange(text, parameter);
+function range(text: string | undefined, parameter: string, largest?: number): NumberRange | undefined {
+  return text === undefined || text.trim() === "" ? undefined : parseRange(text, parameter, largest);
 }
 
 function codes(
@@ -142,8 +142,8 @@ export function processFilters(parameters: ListParameters): ProcessFilters {
     timestamps: range(parameters.timestamps, "timestamps"),
     lastUpdate: range(parameters.lastUpdate, "lastUpdate"),
     orderTimes: range(parameters.orderTimes, "orderTimes"),
-    milestones: range(parameters.milestones, "milestones"),
-    ratings: range(parameters.ratings, "ratings"),
+    milestones: range(parameters.milestones, "milestones", LARGEST_INTEGER),
+    ratings: range(parameters.ratings, "ratings", LARGEST_INTEGER),
     statuses: codes(parameters.statuses, "statuses", STATUSES),
     states: codes(parameters.states, "states"),
     sep: parameters.sep,

@@ -404,6 +404,11 @@ for (const mode of await testModes()) {
       );
       assert.equal(activities.body.entities[0]!.tags, "INSTANCE_KILL", "newest first");
       assert.ok(activities.body.total >= 4);
+      const past9999 = await call("GET", `/process/${other.entry}/activities`, tokens.alice!, {
+        timestamps: "0~99999999999999999999",
+      });
+      assert.equal(past9999.status, 400, "a time Postgres cannot hold is refused at the edge");
+      assert.match(past9999.body.error, /timestamps/);
     });
 
     it("lets the handler take a task back, and an administrator change who may handle one", async () => {
