@@ -408,15 +408,22 @@ export async function commandProcess(
   return run(sql, locked, command(locked.process));
 }
 
-/** A command on the process of a task (withdraw, reassign), answered with that task. */
+/**
+ * A command on the process of a task (withdraw, reassign), answered with that task; `ownAppId`, a
+ * Workflow app token's own app, confines it to that workflow.
+ */
 export async function commandTask(
   sql: Queryable,
   tenantId: string,
   test: boolean,
   taskId: string,
   command: EngineCommand,
+  ownAppId?: string,
 ): Promise<Outcome & { task: TaskState }> {
   const locked = await lockedOrRefused(sql, tenantId, test, { task: taskId });
+  if (ownAppId && locked.process.appId !== ownAppId) {
+    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token acts on its own workflow only");
+  }
   const outcome = await run(sql, locked, command, { shownTask: taskId });
   return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === taskId)! };
 }

@@ -1,4 +1,5 @@
 import type postgres from "postgres";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import type { Queryable } from "../runtime/database.ts";
 import type { Milestone, ProcessState, ProcessStatus } from "./process-state.ts";
 
@@ -192,14 +193,22 @@ export async function isAncestor(sql: Queryable, ancestorId: string, process: Pr
   return row!.yes;
 }
 
-/** 4.6: who may handle a to-do task of the tenant and mode now, delegates included. */
+/** 4.6: who may handle a to-do task of the tenant and mode now, delegates included; a Workflow app's token names its own app. */
 export async function todoUsersOfTask(
   sql: Queryable,
   tenantId: string,
   test: boolean,
   taskId: string,
+  ownAppId?: string,
 ): Promise<string[]> {
   if (!isUuid(taskId)) return [];
+  if (ownAppId) {
+    const [process] = await sql<{ appId: string }[]>`
+      select p.app_id as "appId" from workflow_tasks t join workflow_processes p on p.id = t.process_id
+      where t.id = ${taskId} and p.tenant_id = ${tenantId} and p.test = ${test}`;
+    if (process && process.appId !== ownAppId)
+      throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
+  }
   const rows = await sql<{ userId: string }[]>`
     select t.user_id as "userId" from workflow_todo t
     where t.task_id = ${taskId} and t.tenant_id = ${tenantId} and t.test = ${test}`;

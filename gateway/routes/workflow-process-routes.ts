@@ -330,11 +330,14 @@ export function workflowProcessRoutes(
     },
     async (_c, caller, { params }) =>
       transaction(sql, async (tx) => {
-        const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
-          kind: "withdraw",
-          task: params.id,
-          user: caller.userId!,
-        });
+        const { process, task, people } = await commandTask(
+          tx,
+          caller.tenantId,
+          caller.test,
+          params.id,
+          { kind: "withdraw", task: params.id, user: caller.userId! },
+          await ownAppId(tx, caller),
+        );
         return { entities: [await taskViewOf(tx, process, task, people, views())] };
       }),
   );
@@ -353,7 +356,14 @@ export function workflowProcessRoutes(
       entityName: "Profile",
     },
     async (_c, caller, { params }) => {
-      const users = await profiles(sql, await todoUsersOfTask(sql, caller.tenantId, caller.test, params.id));
+      const todoUsers = await todoUsersOfTask(
+        sql,
+        caller.tenantId,
+        caller.test,
+        params.id,
+        await ownAppId(sql, caller),
+      );
+      const users = await profiles(sql, todoUsers);
       return { entities: [...users.values()], total: users.size };
     },
   );
@@ -377,12 +387,14 @@ export function workflowProcessRoutes(
         const users = await userIdsByCodes(tx, caller.tenantId, parameters.users);
         if (users.length !== parameters.users.length)
           throw new WorkflowRefusal("USER_NOT_FOUND", "users names a user who does not exist");
-        const { process, task, people } = await commandTask(tx, caller.tenantId, caller.test, params.id, {
-          kind: "reassign",
-          task: params.id,
-          candidates: users,
-          user: caller.userId ?? null,
-        });
+        const { process, task, people } = await commandTask(
+          tx,
+          caller.tenantId,
+          caller.test,
+          params.id,
+          { kind: "reassign", task: params.id, candidates: users, user: caller.userId ?? null },
+          await ownAppId(tx, caller),
+        );
         return { entities: [await taskViewOf(tx, process, task, people, views())] };
       }),
   );
@@ -447,11 +459,14 @@ export function workflowProcessRoutes(
         userId = caller.userId;
       }
       const range = parameters.timestamps ? parseRange(parameters.timestamps, "timestamps") : undefined;
+      const own = await ownAppId(sql, caller);
       const appId = parameters.app
         ? (await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app))?.id
-        : await ownAppId(sql, caller);
+        : own;
       if (parameters.app && !appId)
         throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
+      if (own && appId !== own)
+        throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
       const { total, activities } = await queryActivities(sql, {
         tenantId: caller.tenantId,
         test: caller.test,

@@ -26,6 +26,8 @@ const REDIRECT = PORTAL_REDIRECT;
 const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit app profile";
 const SYS_SCOPES = "sys_start sys_process sys_process_edit sys_app sys_app_edit";
+/** 4.6 and 4.7's scopes. */
+const TASK_SCOPES = ["sys_task", "sys_task_edit"];
 
 type App = { code: string; ready: boolean; rating: number; rated: number; recommend: number; uri: string };
 type Process = { entry: number; app: { code: string }; owner: { account: string }; rating: number | null };
@@ -59,6 +61,7 @@ for (const mode of await testModes()) {
     let otherSys: string;
     let globalSys: string;
     let ownWorkflowSys: string;
+    let taskSys: string;
 
     const api = new WorkflowClient(() => platform.url, ADMIN_TOKEN);
     const call = api.call.bind(api);
@@ -83,7 +86,7 @@ for (const mode of await testModes()) {
       const env = await withBootstrap(prepared.env, {
         tenants: WORKFLOW_TENANTS,
         applications: [
-          portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")]),
+          portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" "), ...TASK_SCOPES]),
           {
             id: "narrow",
             secret: SECRET,
@@ -102,7 +105,7 @@ for (const mode of await testModes()) {
             type: "workflow",
             tenant: "example.edu",
             workflowCode: "leave",
-            scopes: SYS_SCOPES.split(" "),
+            scopes: [...SYS_SCOPES.split(" "), ...TASK_SCOPES],
           },
         ],
         users: [
@@ -138,7 +141,13 @@ for (const mode of await testModes()) {
       sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
       otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
       globalSys = await sysToken(platform.url, "global", SECRET, "sys_app");
-      ownWorkflowSys = await sysToken(platform.url, "leave-app", SECRET, SYS_SCOPES);
+      ownWorkflowSys = await sysToken(
+        platform.url,
+        "leave-app",
+        SECRET,
+        [SYS_SCOPES, ...TASK_SCOPES].join(" "),
+      );
+      taskSys = await sysToken(platform.url, "portal", SECRET, TASK_SCOPES.join(" "));
     });
 
     after(async () => {
@@ -194,6 +203,28 @@ for (const mode of await testModes()) {
       assert.equal((await call("GET", "/user/alice/apps", otherSys)).body.ecode, "USER_NOT_FOUND");
       // A Workflow application's token sees its own workflow only.
       assert.deepEqual(codes(await ok<App>("GET", "/user/alice/apps", ownWorkflowSys)), ["leave"]);
+    });
+
+    it("a Workflow application's token neither reads nor changes another workflow's tasks or activities", async () => {
+      const started = await ok<unknown>("PUT", "/process", sys, { code: "survey", userId: "alice" });
+      const [, , , first] = started.entities as [number, number, string, { id: string }];
+      const refused: [string, string, Record<string, string>][] = [
+        ["GET", `/task/${first.id}/candidates`, {}],
+        ["POST", `/task/${first.id}/candidates`, { users: "bob" }],
+        ["GET", "/process/*/activities", { app: "survey" }],
+      ];
+      for (const [method, path, params] of refused) {
+        const answer = await call(method, path, ownWorkflowSys, params);
+        assert.equal(answer.body.ecode, "WORKFLOW_MISMATCH", `${method} ${path}`);
+      }
+      const candidates = await ok<{ account: string }>("GET", `/task/${first.id}/candidates`, taskSys);
+      assert.deepEqual(
+        candidates.entities.map((user) => user.account),
+        ["alice"],
+        "the refused reassignment changed nothing",
+      );
+      const own = await call("GET", "/process/*/activities", ownWorkflowSys, { app: "leave" });
+      assert.equal(own.body.errno, 0, own.body.error);
     });
 
     it("4.3 lists the apps a user administers, and those they may view (administered ones too)", async () => {
