@@ -1,5 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import type { Queryable } from "../../runtime/database.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { deleteEntrustments, entrustmentsOf, putEntrustment } from "../../workflow/entrustment-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -39,6 +40,25 @@ async function pathUser(deps: GatewayDeps, caller: WorkflowCaller, id: string): 
  * a while (of one app, or of every app); `entrusters` those whose tasks the user handles. A user
  * token delegates its own user's work; a sys token anyone's of its tenant.
  */
+/**
+ * The workflow a delegation names: `app` when given, every app without it. A Workflow application's
+ * token names its own workflow only, and without `app` means it.
+ */
+async function delegationAppId(
+  sql: Queryable,
+  caller: WorkflowCaller,
+  app?: string,
+): Promise<string | undefined> {
+  const named = app ? await workflowAppByIdOrCode(sql, caller.tenantId, app) : undefined;
+  if (app && !named) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${app}`);
+  if (!caller.workflowCode) return named?.id;
+  const own = await workflowAppByIdOrCode(sql, caller.tenantId, caller.workflowCode);
+  if (!own) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${caller.workflowCode}`);
+  if (named && named.id !== own.id)
+    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token delegates its own workflow only");
+  return own.id;
+}
+
 export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
@@ -69,7 +89,12 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
       },
       async (_c, caller, { params }) => {
         const user = await pathUser(deps, caller, params.id);
-        const entrustments = await entrustmentsOf(sql, caller.tenantId, user, relationship);
+        const all = await entrustmentsOf(sql, caller.tenantId, user, relationship);
+        // A Workflow application's token sees the delegations that reach its workflow.
+        const own = caller.workflowCode ? await delegationAppId(sql, caller) : undefined;
+        const entrustments = own
+          ? all.filter((entrustment) => [undefined, own].includes(entrustment.app?.id))
+          : all;
         return { entities: entrustments, total: entrustments.length };
       },
     );
@@ -104,17 +129,13 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
           throw new WorkflowRefusal("DATA_INVALID", "a user cannot entrust themselves");
         const from = parameters.from ?? Math.floor(Date.now() / 1000);
         if (from >= parameters.to) throw new WorkflowRefusal("DATA_INVALID", "to: after from");
-        const workflowApp = parameters.app
-          ? await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app)
-          : undefined;
-        if (parameters.app && !workflowApp)
-          throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
+        const appId = await delegationAppId(sql, caller, parameters.app);
         const saved = await putEntrustment(
           sql,
           caller.tenantId,
           entruster,
           entrustee,
-          workflowApp?.id ?? null,
+          appId ?? null,
           from,
           parameters.to,
         );
@@ -143,12 +164,8 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
         if (!caller.sys && entruster !== caller.userId) {
           throw new WorkflowRefusal("NOT_YOUR_OWN", "a user ends their own delegations only");
         }
-        const workflowApp = parameters.app
-          ? await workflowAppByIdOrCode(sql, caller.tenantId, parameters.app)
-          : undefined;
-        if (parameters.app && !workflowApp)
-          throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${parameters.app}`);
-        const ended = await deleteEntrustments(sql, caller.tenantId, entruster, entrustee, workflowApp?.id);
+        const appId = await delegationAppId(sql, caller, parameters.app);
+        const ended = await deleteEntrustments(sql, caller.tenantId, entruster, entrustee, appId);
         if (ended === 0) throw new WorkflowRefusal("ENTRUST_NOT_FOUND", "no such delegation");
         return { entities: [], total: ended };
       },

@@ -26,8 +26,8 @@ const REDIRECT = PORTAL_REDIRECT;
 const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit app profile";
 const SYS_SCOPES = "sys_start sys_process sys_process_edit sys_app sys_app_edit";
-/** 4.6 and 4.7's scopes. */
-const TASK_SCOPES = ["sys_task", "sys_task_edit"];
+/** 4.6 and 4.7's scopes, and 10.x's. */
+const TASK_SCOPES = ["sys_task", "sys_task_edit", "sys_entrust", "sys_entrust_edit"];
 
 type App = { code: string; ready: boolean; rating: number; rated: number; recommend: number; uri: string };
 type Process = { entry: number; app: { code: string }; owner: { account: string }; rating: number | null };
@@ -225,6 +225,34 @@ for (const mode of await testModes()) {
       );
       const own = await call("GET", "/process/*/activities", ownWorkflowSys, { app: "leave" });
       assert.equal(own.body.errno, 0, own.body.error);
+    });
+
+    it("a Workflow application's token delegates, lists and ends delegations of its own workflow only", async () => {
+      const window = { to: "253402300799" };
+      const elsewhere = await call("PUT", "/user/alice/entrustees/dan", ownWorkflowSys, {
+        ...window,
+        app: "survey",
+      });
+      assert.equal(elsewhere.body.ecode, "WORKFLOW_MISMATCH");
+      const everyApp = await call<{ app: { code: string } | null }>(
+        "PUT",
+        "/user/alice/entrustees/dan",
+        ownWorkflowSys,
+        window,
+      );
+      assert.equal(everyApp.body.entities[0]!.app?.code, "leave", "without app, its own workflow");
+      await ok("PUT", "/user/alice/entrustees/bob", taskSys, { ...window, app: "survey" });
+      const listed = (token: string) =>
+        ok<{ entrustee: { account: string } }>("GET", "/user/alice/entrustees", token).then((body) =>
+          body.entities.map((entrustment) => entrustment.entrustee.account).sort(),
+        );
+      assert.deepEqual(await listed(taskSys), ["bob", "dan"]);
+      assert.deepEqual(await listed(ownWorkflowSys), ["dan"], "survey's delegation is not its to see");
+      const ended = await call("DELETE", "/user/alice/entrustees/bob", ownWorkflowSys);
+      assert.equal(ended.body.ecode, "ENTRUST_NOT_FOUND", "nor to end");
+      assert.deepEqual(await listed(taskSys), ["bob", "dan"]);
+      await ok("DELETE", "/user/alice/entrustees/dan", ownWorkflowSys);
+      await ok("DELETE", "/user/alice/entrustees/bob", taskSys);
     });
 
     it("4.3 lists the apps a user administers, and those they may view (administered ones too)", async () => {
