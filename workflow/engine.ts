@@ -181,6 +181,8 @@ class Run {
   readonly childrenToKill: string[] = [];
   /** The trail of the task being handled, collecting what its handling does. */
   trail: TaskTrail | null = null;
+  /** Nodes entered by this command, bounded so that a flow that never comes to rest is refused. */
+  entered = 0;
 
   constructor(
     readonly workflow: CompiledWorkflow,
@@ -557,16 +559,19 @@ async function leave(run: Run, from: string, branch: string, action: string | nu
   await enter(run, route(run, from, action), branch, action);
 }
 
+/** The nodes one command may enter, across all its branches: far above any graph that comes to rest. */
+const MAX_ENTERED_NODES = 10_000;
+
 /** Steps through nodes until the path waits: at a task, a join still missing branches, a subprocess, or an end. */
 async function enter(
   run: Run,
   code: string,
   branch: string,
   action: string | null,
-  depth = 0,
 ): Promise<void> {
-  // A graph that passes its rules cannot loop without a task; this bounds a broken one.
-  if (depth > 1000) throw new WorkflowRefusal("NO_ROUTE", `the flow does not come to rest after ${code}`);
+  // A loop whose every task is skipped for want of a handler never waits; neither may a command.
+  if (++run.entered > MAX_ENTERED_NODES)
+    throw new WorkflowRefusal("NO_ROUTE", `the flow does not come to rest after ${code}`);
   const node = run.workflow.node(code);
   run.setMilestone(node.milestone);
   switch (node.kind) {
@@ -576,7 +581,7 @@ async function enter(
       await enterTask(run, node, branch);
       return;
     case "exclusive":
-      await enter(run, route(run, code, action), branch, action, depth + 1);
+      await enter(run, route(run, code, action), branch, action);
       return;
     case "parallel": {
       const fork = forkName(run, code);
@@ -592,7 +597,7 @@ async function enter(
           status: "active",
         });
       }
-      for (const [i, { edge }] of edges.entries()) await enter(run, edge.to, paths[i]!, action, depth + 1);
+      for (const [i, { edge }] of edges.entries()) await enter(run, edge.to, paths[i]!, action);
       return;
     }
     case "dynamicParallel": {
@@ -616,7 +621,7 @@ async function enter(
           status: "active",
         });
       }
-      for (const path of paths) await enter(run, next, path, action, depth + 1);
+      for (const path of paths) await enter(run, next, path, action);
       return;
     }
     case "join": {

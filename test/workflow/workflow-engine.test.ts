@@ -332,6 +332,39 @@ describe("the engine", () => {
     await refusal(process.apply({ kind: "withdraw", task: again.id, user: "carol" }), "WITHDRAW_NOT_ALLOWED");
   });
 
+  it("refuses a command whose flow never comes to rest: a loop of steps skipped for want of a handler", async () => {
+    const looping = compile({
+      schema: {
+        fields: [
+          { name: "reviewer", type: "user" },
+          { name: "again", type: "boolean" },
+        ],
+      },
+      graph: {
+        nodes: [
+          { kind: "start", code: "s" },
+          { kind: "task", code: "review", assignees: [{ field: "reviewer" }], whenNobody: "skip" },
+          { kind: "exclusive", code: "more" },
+          { kind: "end", code: "done" },
+        ],
+        edges: [
+          { from: "s", to: "review" },
+          { from: "review", to: "more" },
+          { from: "more", to: "review", condition: "again == true" },
+          { from: "more", to: "done", default: true },
+        ],
+      },
+    });
+    const process = new MemoryProcess(looping, {}, "alice", { again: true });
+    await process.start();
+    await refusal(process.handleStep("s"), "NO_ROUTE");
+    assert.deepEqual(
+      process.todo().map((task) => task.node),
+      ["s"],
+      "the refused command changed nothing",
+    );
+  });
+
   it("runs sequential countersigns in turn and lets any other action decide at once", async () => {
     const sequential = compile({
       schema: { fields: [] },
