@@ -317,6 +317,9 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
   if (input.pickup) {
     thing ??= locked.process.things.length === 1 ? locked.process.things[0] : undefined;
     if (!thing) throw new WorkflowRefusal("THING_REQUIRED", "thing: name the item the pickup code is for");
+    // A pickup code stands for its user on the processes of its item only, not on any of their tasks.
+    if (!locked.process.things.includes(thing))
+      throw new WorkflowRefusal("THING_NOT_FOUND", `the process's data names no item ${thing}`);
     const actor = "user" in input.actor ? input.actor.user : null;
     onBehalfOf = (await usePickup(sql, input.tenantId, input.pickup, thing, actor)) ?? onBehalfOf;
   }

@@ -537,6 +537,10 @@ for (const mode of await testModes()) {
 
       const collect = mine.body.entities[0]!;
       assert.equal((await call("POST", `/task/${collect.id}`, tokens.alice!)).body.ecode, "THING_REQUIRED");
+      // The code stands for alice on the processes of its item only, not on any task of hers.
+      const unrelated = await start(tokens.alice!);
+      const misused = await call("POST", `/task/${unrelated.task.id}`, tokens.bob!, { pickup, thing: "B-1" });
+      assert.equal(misused.body.ecode, "THING_NOT_FOUND");
       const byBob = await call<Task>("POST", `/task/${collect.id}`, tokens.bob!, { pickup });
       assert.equal(byBob.body.errno, 0, byBob.body.error);
       assert.equal(byBob.body.entities[0]!.actionUser?.account, "alice");
