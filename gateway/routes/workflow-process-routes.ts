@@ -40,13 +40,22 @@ const usersParameter = listParameter(/,/, 200, 360);
 
 /** Whether the caller may see or act on a process: a sys token of its tenant (and workflow), a user who took part. */
 async function requireAccess(sql: Queryable, caller: WorkflowCaller, process: ProcessRow): Promise<void> {
-  const own = await ownAppId(sql, caller);
-  if (own && own !== process.appId)
-    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
+  await requireOwnWorkflow(sql, caller, process);
   if (caller.sys) return;
   if (!caller.userId || !(await tookPart(sql, process.id, caller.userId))) {
     throw new WorkflowRefusal("PROCESS_NOT_FOUND", "no such process among those the user took part in");
   }
+}
+
+/** A Workflow application's token sees and acts on its own workflow's processes only. */
+async function requireOwnWorkflow(
+  sql: Queryable,
+  caller: WorkflowCaller,
+  process: ProcessRow,
+): Promise<void> {
+  const own = await ownAppId(sql, caller);
+  if (own && own !== process.appId)
+    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
 }
 
 /** The app a Workflow application's token is confined to, or undefined for other applications. */
@@ -241,7 +250,9 @@ export function workflowProcessRoutes(
       const read = await loadProcessWithParts(sql, caller, params.id);
       const { process } = read;
       if (parameters.entryRef !== undefined && !caller.sys && caller.userId) {
-        // A sub-process is visible to whoever took part in the ancestor it names.
+        // A sub-process is visible to whoever took part in the ancestor it names, through a token
+        // that may see its workflow.
+        await requireOwnWorkflow(sql, caller, process);
         const ancestor = await processByRef(sql, caller.tenantId, caller.test, {
           entry: parameters.entryRef,
         });

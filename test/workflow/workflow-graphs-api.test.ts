@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { authorizationCodeToken } from "../support/tokens.ts";
 import {
   PORTAL_REDIRECT,
   portalApplication,
@@ -325,7 +326,20 @@ for (const mode of await testModes()) {
       cleanup = prepared.cleanup;
       const env = await withBootstrap(prepared.env, {
         tenants: [{ domain: "example.edu", name: "Example University" }],
-        applications: [portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")])],
+        applications: [
+          portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")]),
+          // The top workflow's own application: its users' tokens see that workflow only.
+          {
+            id: "parent-app",
+            secret: SECRET,
+            name: "Parent",
+            type: "workflow",
+            tenant: "example.edu",
+            workflowCode: "parent",
+            redirectUris: [PORTAL_REDIRECT],
+            scopes: USER_SCOPES.split(" "),
+          },
+        ],
         users: ACCOUNTS.map((account) => ({
           tenant: "example.edu",
           account,
@@ -382,6 +396,17 @@ for (const mode of await testModes()) {
       // The initiator sees the deepest through the top process she started.
       assert.equal((await view(deepest.entry, tokens.alice, { entryRef: String(entry) })).id, deepest.id);
       await refused([40402, "PROCESS_NOT_FOUND"], "GET", `/process/${deepest.entry}`, tokens.erin, {
+        entryRef: String(entry),
+      });
+      // Through the top workflow's own application she sees the top only, not the deepest.
+      const parentAppToken = await authorizationCodeToken(
+        platform.url,
+        { id: "parent-app", secret: SECRET, redirectUri: PORTAL_REDIRECT },
+        { account: "alice", password: PASSWORD },
+        USER_SCOPES,
+      );
+      assert.equal((await view(entry, parentAppToken)).id, top.id);
+      await refused([40307, "WORKFLOW_MISMATCH"], "GET", `/process/${deepest.entry}`, parentAppToken, {
         entryRef: String(entry),
       });
 
