@@ -89,7 +89,8 @@ export async function workflowCaller(
   const sys = token.kind === "sys";
   let tenantId: string;
   let userId = sys ? undefined : token.userId;
-  if (sys && parameters.userId) {
+  // `*` names no one user: 4.5's `dismiss` takes it for every user.
+  if (sys && parameters.userId && parameters.userId !== "*") {
     // A global application names a user as account@domain, which also names the tenant.
     const named = await tenants.resolveCode(token, parameters.userId, parameters.domain);
     tenantId = named.tenantId;

@@ -504,6 +504,13 @@ for (const mode of await testModes()) {
       assert.equal((await list("dan", "cc", { unread: "true" })).total, 1, "dan's copy is his own");
       const again = await ok<number>("POST", "/me/processes", tokens.carol!, { action: "read" });
       assert.equal(again.entities[0], 0);
+
+      // 4.5 `dismiss` with `userId=*` takes every user's copy of the process away.
+      const [dansCopy] = entries(await list("dan", "cc"));
+      const dismissed = await call("POST", `/process/${dansCopy}`, sys, { action: "dismiss", userId: "*" });
+      assert.equal(dismissed.body.errno, 0, dismissed.body.error);
+      assert.equal((await list("dan", "cc")).total, 0);
+      assert.ok(!entries(await list("carol", "cc")).includes(dansCopy!), "nobody's copy is left");
     });
 
     it("keeps data modes and tenants apart, and takes user tokens under /me and sys tokens under /user/{userId}", async () => {
