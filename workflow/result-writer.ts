@@ -169,7 +169,16 @@ export async function writeResult(
       sql`gone_todo as (delete from workflow_todo where task_id = any(${[...gone, ...replaced]}::uuid[]))`,
     );
   }
-  const todo = todoInserts(sql, process, touched, result.state.status === "suspended", options);
+  const todo = todoInserts(
+    sql,
+    process,
+    touched,
+    {
+      suspended: result.state.status === "suspended",
+      archived: "process" in target && target.process.archived,
+    },
+    options,
+  );
   const suspendedChanged = changesSuspension(target, result);
   const later: Fragment[] = [];
   if (replaced.length > 0 || suspendedChanged) later.push(...todo);
@@ -241,7 +250,8 @@ function todoInserts(
   sql: Queryable,
   process: ProcessKeys,
   touched: TaskState[],
-  suspended: boolean,
+  /** The process's flags that keep its to-do rows out of the lists, which new rows carry too. */
+  hidden: { suspended: boolean; archived: boolean },
   options: { delegation: DelegationScope; thingSteps: ReadonlySet<string> },
 ): Fragment[] {
   const candidates = touched
@@ -269,9 +279,10 @@ function todoInserts(
       where r.depth < 8 and e.tenant_id = ${process.tenantId} and (e.app_id is null or e.app_id = ${appId})
         and e.valid_from <= ${now} and e.valid_to > ${now} and e.entrustee_id <> all(r.path))`,
     sql`new_todo as (
-      insert into workflow_todo (user_id, task_id, process_id, tenant_id, test, entrusted_by, sep, thing, suspended, assigned_at)
+      insert into workflow_todo (user_id, task_id, process_id, tenant_id, test, entrusted_by, sep, thing, suspended, archived, assigned_at)
       select distinct on (user_id, task_id) user_id, task_id, ${process.id}, ${process.tenantId}, ${process.test},
-             case when depth = 0 then null else origin end, user_id <> ${process.ownerId}, thing, ${suspended}, assigned_at
+             case when depth = 0 then null else origin end, user_id <> ${process.ownerId}, thing, ${hidden.suspended},
+             ${hidden.archived}, assigned_at
       from reached
       order by user_id, task_id, depth, ordinal
       on conflict (user_id, task_id) do nothing

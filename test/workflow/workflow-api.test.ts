@@ -379,6 +379,11 @@ for (const mode of await testModes()) {
         (await call("POST", `/process/${entry}`, tokens.alice!, { action: "archive" })).body.errno,
         0,
       );
+      // The steps an archived process goes on to stay out of the to-do lists, as its earlier ones do.
+      assert.equal((await call("POST", `/task/${task.id}`, tokens.alice!)).body.errno, 0);
+      const carols = await call<{ process: { entry: number } }>("GET", "/me/tasks/todo", tokens.carol!);
+      assert.equal(carols.body.errno, 0, carols.body.error);
+      assert.ok(!carols.body.entities.some((todo) => todo.process.entry === entry));
 
       const other = await start(tokens.alice!);
       await call("POST", `/task/${other.task.id}`, tokens.alice!);
