@@ -563,17 +563,13 @@ async function leave(run: Run, from: string, branch: string, action: string | nu
 const MAX_ENTERED_NODES = 10_000;
 
 /** Steps through nodes until the path waits: at a task, a join still missing branches, a subprocess, or an end. */
-async function enter(
-  run: Run,
-  code: string,
-  branch: string,
-  action: string | null,
-): Promise<void> {
+async function enter(run: Run, code: string, branch: string, action: string | null): Promise<void> {
   // A loop whose every task is skipped for want of a handler never waits; neither may a command.
   if (++run.entered > MAX_ENTERED_NODES)
     throw new WorkflowRefusal("NO_ROUTE", `the flow does not come to rest after ${code}`);
   const node = run.workflow.node(code);
-  run.setMilestone(node.milestone);
+  // A join's milestone is reached when it fires, not when its first branch arrives.
+  if (node.kind !== "join") run.setMilestone(node.milestone);
   switch (node.kind) {
     case "start":
       throw new WorkflowRefusal("NO_ROUTE", `an edge leads into the start ${code}`);
@@ -605,6 +601,7 @@ async function enter(
       const count = Array.isArray(rows) ? rows.length : 0;
       const join = run.workflow.joinOf.get(code)!;
       if (count === 0) {
+        run.setMilestone(run.workflow.node(join).milestone);
         await leave(run, join, branch, action);
         return;
       }
@@ -636,6 +633,7 @@ async function enter(
           run.changeBranch(sibling, { status: "joined" });
           run.trail?.joined.push(sibling.path);
         }
+        run.setMilestone(node.milestone);
         await leave(run, code, own.parent, action);
       }
       return;

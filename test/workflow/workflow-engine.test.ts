@@ -365,6 +365,39 @@ describe("the engine", () => {
     );
   });
 
+  it("reaches a join's milestone when the join fires, not when its first branch arrives", async () => {
+    const joined = compile({
+      schema: { fields: [] },
+      graph: {
+        nodes: [
+          { kind: "start", code: "s", milestone: { name: "Applied", percent: 10 } },
+          { kind: "parallel", code: "split" },
+          { kind: "task", code: "a", assignees: [{ accounts: ["u1"] }] },
+          { kind: "task", code: "b", assignees: [{ accounts: ["u2"] }] },
+          { kind: "join", code: "both", split: "split", milestone: { name: "Agreed", percent: 80 } },
+          { kind: "task", code: "file", assignees: [{ accounts: ["u3"] }] },
+          { kind: "end", code: "done" },
+        ],
+        edges: [
+          { from: "s", to: "split" },
+          { from: "split", to: "a" },
+          { from: "split", to: "b" },
+          { from: "a", to: "both" },
+          { from: "b", to: "both" },
+          { from: "both", to: "file" },
+          { from: "file", to: "done" },
+        ],
+      },
+    });
+    const process = new MemoryProcess(joined, {}, "alice");
+    await process.start();
+    await process.handleStep("s");
+    await process.handleStep("a");
+    assert.equal(process.state.milestone?.percent, 10, "one branch of two has arrived");
+    await process.handleStep("b");
+    assert.equal(process.state.milestone?.percent, 80);
+  });
+
   it("runs sequential countersigns in turn and lets any other action decide at once", async () => {
     const sequential = compile({
       schema: { fields: [] },
