@@ -133,7 +133,7 @@ export async function thingTasks(
     from workflow_processes p
     join workflow_tasks t on t.process_id = p.id
     where p.tenant_id = ${tenantId} and p.test = ${test} and p.things @> array[${thingCode}]::text[]
-      and ((t.status = 'todo' and exists (select from workflow_todo d where d.task_id = t.id and d.thing))
+      and ((t.status = 'todo' and exists (select from workflow_todo d where d.task_id = t.id and d.thing and not d.suspended))
            or (t.status = 'done' and t.thing = ${thingCode} and t.actual_user_id = ${userId}))
     order by t.assigned_at desc
     limit 500`;

@@ -540,6 +540,10 @@ for (const mode of await testModes()) {
         ["others"],
       );
 
+      // A suspended process's step waits for nobody until it is resumed.
+      await call("POST", `/process/${entry}`, sys, { action: "suspend" });
+      assert.deepEqual((await call("GET", "/thing/B-1/tasks", tokens.alice!)).body.entities, []);
+      await call("POST", `/process/${entry}`, sys, { action: "resume" });
       const collect = mine.body.entities[0]!;
       assert.equal((await call("POST", `/task/${collect.id}`, tokens.alice!)).body.ecode, "THING_REQUIRED");
       // The code stands for alice on the processes of its item only, not on any task of hers.
