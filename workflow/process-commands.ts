@@ -311,7 +311,7 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
     { task: input.taskId },
     handlerFor(input),
   );
-  checkOwnApp(locked.process, input);
+  checkOwnApp(locked.process, input.appId);
   let thing = input.thing;
   let onBehalfOf = input.onBehalfOf;
   if (input.pickup) {
@@ -347,7 +347,7 @@ async function handleUnlocked(
 ): Promise<(Outcome & { task: TaskState }) | undefined> {
   const read = await readProcess(sql, input.tenantId, input.test, { task: input.taskId }, handlerFor(input));
   if (!read) throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${input.taskId}`);
-  checkOwnApp(read.process, input);
+  checkOwnApp(read.process, input.appId);
   const { workflow, now, result } = await decide(sql, read, handleCommand(read, input));
   const target = { process: read.process };
   if (needsFollowUp(read.process, result) || !writesInOneStatement(target, result)) return undefined;
@@ -365,12 +365,10 @@ function handlerFor(input: HandleInput): { handlerFor?: string | undefined } {
   return { handlerFor: "user" in input.actor ? input.actor.user : undefined };
 }
 
-function checkOwnApp(process: ProcessRow, input: HandleInput): void {
-  if (input.appId && process.appId !== input.appId) {
-    throw new WorkflowRefusal(
-      "WORKFLOW_MISMATCH",
-      "the application's token handles tasks of its own workflow only",
-    );
+/** `ownAppId`, a Workflow application token's own app, confines a command to that workflow. */
+function checkOwnApp(process: ProcessRow, ownAppId: string | undefined): void {
+  if (ownAppId && process.appId !== ownAppId) {
+    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token acts on its own workflow only");
   }
 }
 
@@ -411,10 +409,7 @@ export async function commandProcess(
   return run(sql, locked, command(locked.process));
 }
 
-/**
- * A command on the process of a task (withdraw, reassign), answered with that task; `ownAppId`, a
- * Workflow app token's own app, confines it to that workflow.
- */
+/** A command on the process of a task (withdraw, reassign), answered with that task. */
 export async function commandTask(
   sql: Queryable,
   tenantId: string,
@@ -424,9 +419,7 @@ export async function commandTask(
   ownAppId?: string,
 ): Promise<Outcome & { task: TaskState }> {
   const locked = await lockedOrRefused(sql, tenantId, test, { task: taskId });
-  if (ownAppId && locked.process.appId !== ownAppId) {
-    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token acts on its own workflow only");
-  }
+  checkOwnApp(locked.process, ownAppId);
   const outcome = await run(sql, locked, command, { shownTask: taskId });
   return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === taskId)! };
 }

@@ -5,6 +5,7 @@ import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { deleteEntrustments, entrustmentsOf, putEntrustment } from "../../workflow/entrustment-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
+import { ownAppId } from "../workflow/own-workflow.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
@@ -51,12 +52,11 @@ async function delegationAppId(
 ): Promise<string | undefined> {
   const named = app ? await workflowAppByIdOrCode(sql, caller.tenantId, app) : undefined;
   if (app && !named) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${app}`);
-  if (!caller.workflowCode) return named?.id;
-  const own = await workflowAppByIdOrCode(sql, caller.tenantId, caller.workflowCode);
-  if (!own) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${caller.workflowCode}`);
-  if (named && named.id !== own.id)
+  const own = await ownAppId(sql, caller);
+  if (!own) return named?.id;
+  if (named && named.id !== own)
     throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token delegates its own workflow only");
-  return own.id;
+  return own;
 }
 
 export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
@@ -91,7 +91,7 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
         const user = await pathUser(deps, caller, params.id);
         const all = await entrustmentsOf(sql, caller.tenantId, user, relationship);
         // A Workflow application's token sees the delegations that reach its workflow.
-        const own = caller.workflowCode ? await delegationAppId(sql, caller) : undefined;
+        const own = await ownAppId(sql, caller);
         const entrustments = own
           ? all.filter((entrustment) => [undefined, own].includes(entrustment.app?.id))
           : all;

@@ -29,6 +29,7 @@ import { exportedFileResponse } from "../exported-file.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { pageParameters } from "../workflow/directory-parameters.ts";
+import { ownAppId } from "../workflow/own-workflow.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
@@ -122,14 +123,11 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
   /** The user a list is about: the user token's own, or the one a sys form's path names. */
   const subject = (caller: WorkflowCaller, named: string | undefined) =>
     named === undefined ? caller.userId! : namedUser(sql, caller.tenantId, named);
-  const dataCaller = async (db: Queryable, caller: WorkflowCaller): Promise<DataCaller> => {
-    let appId: string | undefined;
-    if (caller.workflowCode) {
-      appId = (await workflowAppByIdOrCode(db, caller.tenantId, caller.workflowCode))?.id;
-      if (!appId) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${caller.workflowCode}`);
-    }
-    return { sys: caller.sys, userId: caller.userId, appId };
-  };
+  const dataCaller = async (db: Queryable, caller: WorkflowCaller): Promise<DataCaller> => ({
+    sys: caller.sys,
+    userId: caller.userId,
+    appId: await ownAppId(db, caller),
+  });
   const readableProcess = async (caller: WorkflowCaller, id: string): Promise<ProcessRow> => {
     const ref = processRef(id);
     const process = ref ? await processByRef(sql, caller.tenantId, caller.test, ref) : undefined;

@@ -23,6 +23,7 @@ import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, listParameter, pageParameters } from "../workflow/directory-parameters.ts";
+import { ownAppId } from "../workflow/own-workflow.ts";
 import type { StartableApps } from "../workflow/startable-apps.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
@@ -56,14 +57,6 @@ async function requireOwnWorkflow(
   const own = await ownAppId(sql, caller);
   if (own && own !== process.appId)
     throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
-}
-
-/** The app a Workflow application's token is confined to, or undefined for other applications. */
-async function ownAppId(sql: Queryable, caller: WorkflowCaller): Promise<string | undefined> {
-  if (!caller.workflowCode) return undefined;
-  const own = await workflowAppByIdOrCode(sql, caller.tenantId, caller.workflowCode);
-  if (!own) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${caller.workflowCode}`);
-  return own.id;
 }
 
 async function loadProcess(sql: Queryable, caller: WorkflowCaller, id: string): Promise<ProcessRow> {
