@@ -1,6 +1,6 @@
 import type { Queryable } from "../runtime/database.ts";
 
-/** A delegation as 10.x answers it: who entrusts whom, for which app (every app when null), when. */
+/** A delegation (of one data mode) as 10.x answers it: who entrusts whom, for which app (every app when null), when. */
 export interface Entrustment {
   id: string;
   entruster: { id: string; account: string; name: string };
@@ -26,13 +26,14 @@ const ENTRUSTMENT_JOINS = `workflow_entrustments e
 export async function entrustmentsOf(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   userId: string,
   relationship: "entrusters" | "entrustees",
 ): Promise<Entrustment[]> {
   const side = relationship === "entrustees" ? sql`e.entruster_id` : sql`e.entrustee_id`;
   return sql<Entrustment[]>`
     select ${sql.unsafe(ENTRUSTMENT_VIEW)} from ${sql.unsafe(ENTRUSTMENT_JOINS)}
-    where e.tenant_id = ${tenantId} and ${side} = ${userId}
+    where e.tenant_id = ${tenantId} and e.test = ${test} and ${side} = ${userId}
     order by e.valid_from desc, e.id
     limit 1000`;
 }
@@ -41,6 +42,7 @@ export async function entrustmentsOf(
 export async function putEntrustment(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   entrusterId: string,
   entrusteeId: string,
   appId: string | null,
@@ -48,9 +50,9 @@ export async function putEntrustment(
   to: number,
 ): Promise<Entrustment> {
   const [row] = await sql<{ id: string }[]>`
-    insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
-    values (${tenantId}, ${entrusterId}, ${entrusteeId}, ${appId}, to_timestamp(${from}), to_timestamp(${to}))
-    on conflict (entruster_id, entrustee_id, coalesce(app_id, '00000000-0000-0000-0000-000000000000'))
+    insert into workflow_entrustments (tenant_id, test, entruster_id, entrustee_id, app_id, valid_from, valid_to)
+    values (${tenantId}, ${test}, ${entrusterId}, ${entrusteeId}, ${appId}, to_timestamp(${from}), to_timestamp(${to}))
+    on conflict (entruster_id, entrustee_id, test, coalesce(app_id, '00000000-0000-0000-0000-000000000000'))
     do update set valid_from = excluded.valid_from, valid_to = excluded.valid_to
     returning id`;
   const [entrustment] = await sql<Entrustment[]>`
@@ -62,13 +64,14 @@ export async function putEntrustment(
 export async function deleteEntrustments(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   entrusterId: string,
   entrusteeId: string,
   appId: string | undefined,
 ): Promise<number> {
   const rows = await sql`
     delete from workflow_entrustments
-    where tenant_id = ${tenantId} and entruster_id = ${entrusterId} and entrustee_id = ${entrusteeId}
+    where tenant_id = ${tenantId} and test = ${test} and entruster_id = ${entrusterId} and entrustee_id = ${entrusteeId}
       ${appId ? sql`and app_id = ${appId}` : sql``}
     returning id`;
   return rows.length;

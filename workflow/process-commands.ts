@@ -321,7 +321,7 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
     if (!locked.process.things.includes(thing))
       throw new WorkflowRefusal("THING_NOT_FOUND", `the process's data names no item ${thing}`);
     const actor = "user" in input.actor ? input.actor.user : null;
-    onBehalfOf = (await usePickup(sql, input.tenantId, input.pickup, thing, actor)) ?? onBehalfOf;
+    onBehalfOf = (await usePickup(sql, input.tenantId, input.test, input.pickup, thing, actor)) ?? onBehalfOf;
   }
   const outcome = await run(sql, locked, handleCommand(locked, { ...input, thing, onBehalfOf }), {
     shownTask: input.taskId,

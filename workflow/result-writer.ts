@@ -276,7 +276,7 @@ function todoInserts(
       union all
       select r.origin, e.entrustee_id, r.task_id, r.ordinal, r.thing, r.assigned_at, r.depth + 1, r.path || e.entrustee_id
       from reached r join workflow_entrustments e on e.entruster_id = r.user_id
-      where r.depth < 8 and e.tenant_id = ${process.tenantId} and (e.app_id is null or e.app_id = ${appId})
+      where r.depth < 8 and e.tenant_id = ${process.tenantId} and e.test = ${process.test} and (e.app_id is null or e.app_id = ${appId})
         and e.valid_from <= ${now} and e.valid_to > ${now} and e.entrustee_id <> all(r.path))`,
     sql`new_todo as (
       insert into workflow_todo (user_id, task_id, process_id, tenant_id, test, entrusted_by, sep, thing, suspended, archived, assigned_at)

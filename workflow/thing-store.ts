@@ -41,11 +41,12 @@ export function thingCodes(fields: readonly FieldDefinition[], data: Record<stri
 export async function thingByCode(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   code: string,
 ): Promise<Thing | undefined> {
   const [row] = await sql<
     Thing[]
-  >`select id, code, name from workflow_things where tenant_id = ${tenantId} and code = ${code}`;
+  >`select id, code, name from workflow_things where tenant_id = ${tenantId} and test = ${test} and code = ${code}`;
   return row;
 }
 
@@ -65,31 +66,33 @@ const PICKUP_VIEW = `p.code as pickup, json_build_object('id', t.id, 'code', t.c
 export async function createPickup(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   thing: { code: string; name?: string | undefined },
   userId: string | null,
   expiresAt: number,
 ): Promise<Pickup> {
   const [item] = await sql<{ id: string }[]>`
-    insert into workflow_things (tenant_id, code, name) values (${tenantId}, ${thing.code}, ${thing.name ?? thing.code})
-    on conflict (tenant_id, code) do update set name = coalesce(${thing.name ?? null}, workflow_things.name)
+    insert into workflow_things (tenant_id, test, code, name) values (${tenantId}, ${test}, ${thing.code}, ${thing.name ?? thing.code})
+    on conflict (tenant_id, test, code) do update set name = coalesce(${thing.name ?? null}, workflow_things.name)
     returning id`;
   const code = newPickupCode();
   await sql`
     insert into workflow_pickups (code, thing_id, tenant_id, user_id, expires_at)
     values (${code}, ${item!.id}, ${tenantId}, ${userId}, to_timestamp(${expiresAt}))`;
-  return (await pickupByCode(sql, tenantId, code))!;
+  return (await pickupByCode(sql, tenantId, test, code))!;
 }
 
 export async function pickupByCode(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   code: string,
 ): Promise<Pickup | undefined> {
   const [row] = await sql<Pickup[]>`
     select ${sql.unsafe(PICKUP_VIEW)} from workflow_pickups p
     join workflow_things t on t.id = p.thing_id
     left join users u on u.id = p.user_id
-    where p.code = ${code} and p.tenant_id = ${tenantId}`;
+    where p.code = ${code} and p.tenant_id = ${tenantId} and t.test = ${test}`;
   return row;
 }
 
@@ -100,6 +103,7 @@ export async function pickupByCode(
 export async function usePickup(
   sql: Queryable,
   tenantId: string,
+  test: boolean,
   code: string,
   thingCode: string,
   usedBy: string | null,
@@ -107,7 +111,7 @@ export async function usePickup(
   const [row] = await sql<{ userId: string | null; thing: string; used: boolean; expired: boolean }[]>`
     select p.user_id as "userId", t.code as thing, p.used_at is not null as used, p.expires_at <= now() as expired
     from workflow_pickups p join workflow_things t on t.id = p.thing_id
-    where p.code = ${code} and p.tenant_id = ${tenantId}
+    where p.code = ${code} and p.tenant_id = ${tenantId} and t.test = ${test}
     for update of p`;
   if (!row || row.thing !== thingCode)
     throw new WorkflowRefusal("PICKUP_NOT_FOUND", `no pickup code ${code} for the item ${thingCode}`);

@@ -89,7 +89,7 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
       },
       async (_c, caller, { params }) => {
         const user = await pathUser(deps, caller, params.id);
-        const all = await entrustmentsOf(sql, caller.tenantId, user, relationship);
+        const all = await entrustmentsOf(sql, caller.tenantId, caller.test, user, relationship);
         // A Workflow application's token sees the delegations that reach its workflow.
         const own = await ownAppId(sql, caller);
         const entrustments = own
@@ -133,6 +133,7 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
         const saved = await putEntrustment(
           sql,
           caller.tenantId,
+          caller.test,
           entruster,
           entrustee,
           appId ?? null,
@@ -165,7 +166,14 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
           throw new WorkflowRefusal("NOT_YOUR_OWN", "a user ends their own delegations only");
         }
         const appId = await delegationAppId(sql, caller, parameters.app);
-        const ended = await deleteEntrustments(sql, caller.tenantId, entruster, entrustee, appId);
+        const ended = await deleteEntrustments(
+          sql,
+          caller.tenantId,
+          caller.test,
+          entruster,
+          entrustee,
+          appId,
+        );
         if (ended === 0) throw new WorkflowRefusal("ENTRUST_NOT_FOUND", "no such delegation");
         return { entities: [], total: ended };
       },

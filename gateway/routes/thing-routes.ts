@@ -57,7 +57,11 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       const expire = parameters.expire ?? now + DEFAULT_PICKUP_SECONDS;
       if (expire <= now) throw new WorkflowRefusal("DATA_INVALID", "expire: a time to come");
       const thing = { code: params.code, name: parameters.name };
-      return { entities: [await createPickup(sql, caller.tenantId, thing, caller.userId ?? null, expire)] };
+      return {
+        entities: [
+          await createPickup(sql, caller.tenantId, caller.test, thing, caller.userId ?? null, expire),
+        ],
+      };
     },
   );
 
@@ -75,7 +79,7 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entityName: "Thing",
     },
     async (_c, caller, { params }) => {
-      const thing = await thingByCode(sql, caller.tenantId, params.code);
+      const thing = await thingByCode(sql, caller.tenantId, caller.test, params.code);
       if (!thing) throw new WorkflowRefusal("THING_NOT_FOUND", `no item ${params.code}`);
       return { entities: [thing] };
     },
@@ -95,7 +99,7 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entityName: "Pickup",
     },
     async (_c, caller, { params }) => {
-      const pickup = await pickupByCode(sql, caller.tenantId, params.pickup);
+      const pickup = await pickupByCode(sql, caller.tenantId, caller.test, params.pickup);
       if (!pickup) throw new WorkflowRefusal("PICKUP_NOT_FOUND", `no pickup code ${params.pickup}`);
       const usable = pickup.usedTime === null && pickup.expireTime > Date.now() / 1000;
       return { entities: usable ? [pickup] : [], total: usable ? 1 : 0 };

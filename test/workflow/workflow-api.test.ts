@@ -473,11 +473,31 @@ for (const mode of await testModes()) {
         entrusters.body.entities.map((e) => e.entruster.account),
         ["carol"],
       );
+      // A delegation belongs to the data mode it was made in.
+      assert.deepEqual(
+        (await call("GET", "/user/carol/entrustees", tokens.carol!, {}, "/apis/v2d")).body.entities,
+        [],
+      );
+      const testDelegation = await call(
+        "PUT",
+        "/user/carol/entrustees/dan",
+        tokens.carol!,
+        window,
+        "/apis/v2d",
+      );
+      assert.equal(testDelegation.body.errno, 0, testDelegation.body.error);
+      assert.equal((await call("GET", "/user/dan/entrusters", sys)).body.total, 0);
       try {
         const { entry, task } = await start(tokens.alice!);
         await call("POST", `/task/${task.id}`, tokens.alice!);
         const view = await call<Process>("GET", `/process/${entry}`, tokens.bob!);
         assert.equal(view.body.errno, 0, "bob sees the process he may handle");
+        const notDans = await call("GET", `/process/${entry}`, tokens.dan!);
+        assert.equal(
+          notDans.body.ecode,
+          "PROCESS_NOT_FOUND",
+          "the test-data delegation reaches no formal task",
+        );
         const department = view.body.entities[0]!.tasks.find((t) => t.code === "department")!;
         const handled = await call<Task>("POST", `/task/${department.id}`, tokens.bob!, {
           actionCode: "approve",
@@ -522,6 +542,12 @@ for (const mode of await testModes()) {
       const { pickup } = made.body.entities[0]!;
       assert.match(pickup, /^[2-9A-Z]{8}$/);
       assert.equal((await call<{ name: string }>("GET", "/thing/B-1", sys)).body.entities[0]!.name, "A book");
+      // Items and their codes belong to the data mode they were made in.
+      assert.equal((await call("GET", "/thing/B-1", sys, {}, "/apis/v2d")).body.ecode, "THING_NOT_FOUND");
+      assert.equal(
+        (await call("GET", `/pickup/${pickup}/things`, sys, {}, "/apis/v2d")).body.ecode,
+        "PICKUP_NOT_FOUND",
+      );
 
       const started = await call<unknown>("PUT", "/process", tokens.alice!, {
         code: "loan",
