@@ -273,12 +273,21 @@ export async function todoList(
   return { total, tasks: rows.map(({ total: _total, ...row }) => row) };
 }
 
-/** 2.12 `read`: every copy of the user's read, in both data modes. Answers how many were unread. */
-export async function readAllCopies(sql: Queryable, tenantId: string, userId: string): Promise<number> {
+/**
+ * 2.12 `read`: every copy of the user's read, in both data modes (of the app `appId` only, when given).
+ * Answers how many were unread.
+ */
+export async function readAllCopies(
+  sql: Queryable,
+  tenantId: string,
+  userId: string,
+  appId: string | undefined,
+): Promise<number> {
   const rows = await sql`
     with copy as (
       update workflow_cc set read_at = now()
       where user_id = ${userId} and tenant_id = ${tenantId} and read_at is null
+        ${appId ? sql`and process_id in (select id from workflow_processes where app_id = ${appId})` : sql``}
       returning process_id, read_at),
     inbox as (
       update workflow_inbox i set read_at = c.read_at from copy c

@@ -121,13 +121,17 @@ export async function usePickup(
   return row.userId;
 }
 
-/** 3.5: the tasks that wait for an item, by whom, and those the user collected it with. */
+/**
+ * 3.5: the tasks that wait for an item, by whom, and those the user collected it with (of the app
+ * `appId` only, when given).
+ */
 export async function thingTasks(
   sql: Queryable,
   tenantId: string,
   test: boolean,
   thingCode: string,
   userId: string,
+  appId: string | undefined,
 ) {
   return sql<{ taskId: string; processId: string; collect: "mine" | "others" | "collected" }[]>`
     select t.id as "taskId", t.process_id as "processId",
@@ -137,6 +141,7 @@ export async function thingTasks(
     from workflow_processes p
     join workflow_tasks t on t.process_id = p.id
     where p.tenant_id = ${tenantId} and p.test = ${test} and p.things @> array[${thingCode}]::text[]
+      ${appId ? sql`and p.app_id = ${appId}` : sql``}
       and ((t.status = 'todo' and exists (select from workflow_todo d where d.task_id = t.id and d.thing and not d.suspended))
            or (t.status = 'done' and t.thing = ${thingCode} and t.actual_user_id = ${userId}))
     order by t.assigned_at desc

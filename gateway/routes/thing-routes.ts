@@ -5,6 +5,7 @@ import { taskViewById } from "../../workflow/process-views.ts";
 import { createPickup, pickupByCode, thingByCode, thingTasks } from "../../workflow/thing-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
+import { ownAppId } from "../workflow/own-workflow.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { taskSchema } from "../workflow/workflow-schemas.ts";
 import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
@@ -121,7 +122,14 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entityName: "ThingTask",
     },
     async (_c, caller, { params }) => {
-      const rows = await thingTasks(sql, caller.tenantId, caller.test, params.code, caller.userId!);
+      const rows = await thingTasks(
+        sql,
+        caller.tenantId,
+        caller.test,
+        params.code,
+        caller.userId!,
+        await ownAppId(sql, caller),
+      );
       const entities = [];
       for (const row of rows) {
         const process = await processByRef(sql, caller.tenantId, caller.test, { id: row.processId });

@@ -7,6 +7,7 @@ import { profiles } from "../../workflow/process-views.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
+import { ownAppId } from "../workflow/own-workflow.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
@@ -181,7 +182,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
       path: "/me/processes",
       operationId: "adjustMyProcesses",
       summary:
-        "2.12 Bulk adjustment of the user's processes: `action=read` marks every copy to the user read, formal and test data alike; `entities[0]` is how many were unread",
+        "2.12 Bulk adjustment of the user's processes: `action=read` marks every copy to the user read, formal and test data alike (a Workflow application's token: its workflow's copies); `entities[0]` is how many were unread",
       tag: "task query",
       scope: "process_edit",
       kinds: "user",
@@ -191,7 +192,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
     },
     async (_c, caller) => {
       if (!caller.userId) throw new WorkflowRefusal("USER_NOT_FOUND", "a user token names the user");
-      const read = await readAllCopies(sql, caller.tenantId, caller.userId);
+      const read = await readAllCopies(sql, caller.tenantId, caller.userId, await ownAppId(sql, caller));
       return { entities: [read] };
     },
   );

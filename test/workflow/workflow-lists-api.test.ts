@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { issueToken } from "../support/tokens.ts";
+import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
 import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
 import {
   otherTenantApplication,
@@ -147,6 +147,14 @@ for (const mode of await testModes()) {
     const list = (who: string, category: string, params: Record<string, string> = {}, base?: string) =>
       ok<Listed>("GET", `/me/processes/${category}`, tokens[who]!, { limit: "1000", ...params }, base);
     const entries = (body: Envelope<Listed>) => body.entities.map((process) => process.entry);
+    /** A user token of the Workflow application confined to the qingjia workflow. */
+    const qingjiaAppToken = (account: string, scope: string) =>
+      authorizationCodeToken(
+        platform.url,
+        { id: "qingjia-app", secret: SECRET, redirectUri: PORTAL_REDIRECT },
+        { account, password: PASSWORD },
+        scope,
+      );
 
     before(async () => {
       const prepared = await mode.prepare();
@@ -156,6 +164,16 @@ for (const mode of await testModes()) {
         applications: [
           portalApplication(SECRET, [...USER_SCOPES.split(" "), ...SYS_SCOPES.split(" ")]),
           otherTenantApplication(SECRET, SYS_SCOPES.split(" ")),
+          {
+            id: "qingjia-app",
+            secret: SECRET,
+            name: "Leave requests",
+            type: "workflow",
+            tenant: "example.edu",
+            workflowCode: "qingjia",
+            redirectUris: [PORTAL_REDIRECT],
+            scopes: USER_SCOPES.split(" "),
+          },
         ],
         users: people.map(([account, name]) => ({
           tenant: "example.edu",
@@ -247,6 +265,14 @@ for (const mode of await testModes()) {
       assert.equal(thing.entities[0]!.requiresThing, true);
       const noThing = await ok<TodoTask>("GET", "/me/tasks/todo", tokens.alice!, { thing: "false" });
       assert.equal(noThing.total, 2);
+      // 3.5: the loan's step waits for alice's book; the qingjia application sees no loan.
+      const waiting = await ok<TodoTask>("GET", "/thing/B-1/tasks", tokens.alice!);
+      assert.deepEqual(
+        waiting.entities.map((task) => task.process.entry),
+        [made.loan],
+      );
+      const onQingjia = await ok<TodoTask>("GET", "/thing/B-1/tasks", await qingjiaAppToken("alice", "task"));
+      assert.deepEqual(onQingjia.entities, []);
 
       const erin = await ok<TodoTask>("GET", "/me/tasks/todo", tokens.erin!);
       assert.deepEqual([erin.total, erin.entities.length], [0, 0], "only her own by default");
@@ -496,8 +522,14 @@ for (const mode of await testModes()) {
       await ok("POST", `/process/${made.qingjia}`, tokens.carol!, { action: "unread" });
       assert.equal((await list("carol", "cc", { unread: "true" })).total, 3);
 
+      // A Workflow application's user token reads its workflow's copies only.
+      const carolOnQingjia = await qingjiaAppToken("carol", "process_edit");
+      const ownRead = await ok<number>("POST", "/me/processes", carolOnQingjia, { action: "read" });
+      assert.equal(ownRead.entities[0], 1, "the qingjia copy alone");
+      assert.deepEqual(entries(await list("carol", "cc", { unread: "false" })), [made.qingjia]);
+
       const marked = await ok<number>("POST", "/me/processes", tokens.carol!, { action: "read" });
-      assert.equal(marked.entities[0], 4, "three formal copies and one of test data");
+      assert.equal(marked.entities[0], 3, "two formal copies and one of test data");
       assert.equal((await list("carol", "cc", { unread: "true" })).total, 0);
       assert.equal((await list("carol", "cc", { unread: "true" }, "/apis/v2d")).total, 0);
       assert.equal((await list("carol", "cc", { unread: "false" })).total, 3);
