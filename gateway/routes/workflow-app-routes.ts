@@ -100,6 +100,9 @@ async function appView(
   };
 }
 
+/** 4.2's parameters that are the app's own rather than a data mode's. */
+const APP_WIDE_SETTINGS = ["ready", "visible", "recommendation", "department", "contact"] as const;
+
 /**
  * Spec 001 4.1 and 4.2: a workflow app's administration data, and taking its versions on and off
  * line. Changing an app is for sys tokens: users become administrators of apps through the access
@@ -151,7 +154,7 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
       path: "/app/{idc}",
       operationId: "changeApp",
       summary:
-        "4.2 Change a workflow app: take a version `online` or `offline` (for test data with `beta`, always on /apis/v2d), `ready`, `visible`, `recommendation`, `department`, `contact`",
+        "4.2 Change a workflow app: take a version `online` or `offline` (for test data with `beta`, always on /apis/v2d), `ready`, `visible`, `recommendation`, `department`, `contact` (these five on /apis/v2 only)",
       tag: "administration",
       scope: "sys_app_edit",
       kinds: "u/s",
@@ -172,6 +175,13 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
     async (_c, caller, { params, parameters }) => {
       if (!caller.sys)
         throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user administers no workflow app");
+      // The app's settings hold for both data modes: test data must not change formal work.
+      const shared = APP_WIDE_SETTINGS.find((name) => caller.test && parameters[name] !== undefined);
+      if (shared)
+        throw new WorkflowRefusal(
+          "DATA_INVALID",
+          `${shared}: the app's settings are changed through /apis/v2`,
+        );
       const changed = await transaction(sql, async (tx) => {
         const found = await findApp(tx, caller, params.idc);
         const test = caller.test || (parameters.beta ?? false);

@@ -617,6 +617,11 @@ for (const mode of await testModes()) {
       const version = app.currentVersion!.id;
       const testData = await call<App>("POST", "/app/leave", sys, { online: version }, "/apis/v2d");
       assert.equal(testData.body.errno, 0, testData.body.error);
+      // The test-data API takes the beta version on and off line, never the app's own settings.
+      const readyOnTestData = await call("POST", "/app/leave", sys, { ready: "false" }, "/apis/v2d");
+      assert.equal(readyOnTestData.body.ecode, "DATA_INVALID");
+      assert.match(readyOnTestData.body.error, /^ready:/);
+      assert.equal((await call<App>("GET", "/app/leave", sys)).body.entities[0]!.ready, true);
       const testStart = await call(
         "PUT",
         "/process",
