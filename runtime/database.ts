@@ -82,6 +82,30 @@ export async function transaction<T>(
   }
 }
 
+/** Postgres's code for a transaction it aborted to break a deadlock. */
+const DEADLOCK_DETECTED = "40P01";
+
+/**
+ * `transaction()`, run again (up to `attempts` times in all) when Postgres broke a deadlock by
+ * aborting it: the other transaction went on, and this one, rolled back whole, may simply run
+ * again. For work that locks rows in an order other work reverses (a process and its
+ * sub-process), and that does nothing but read and write the database.
+ */
+export async function transactionRetryingDeadlocks<T>(
+  sql: Sql,
+  work: (tx: Queryable) => Promise<T>,
+  attempts = 3,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction(sql, work);
+    } catch (error) {
+      if (attempt >= attempts || (error as { code?: unknown } | undefined)?.code !== DEADLOCK_DETECTED)
+        throw error;
+    }
+  }
+}
+
 /** The connections `transaction()` holds a transaction open on. */
 const openTransactions = new WeakSet<Queryable>();
 /** The commits sent by `sendCommitBehind`, for `transaction()` to read instead of sending its own. */

@@ -1,5 +1,5 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
+import { type Queryable, type Sql, transactionRetryingDeadlocks } from "../runtime/database.ts";
 import { timeOrderedId } from "../runtime/time-ordered-id.ts";
 import { compiledVersion, type StartableApp, startableApp } from "./app-store.ts";
 import { assigneeResolver } from "./assignees.ts";
@@ -338,7 +338,10 @@ export async function handleTask(sql: Queryable, input: HandleInput): Promise<Ou
  */
 export async function submitTask(pool: Sql, input: HandleInput): Promise<Outcome & { task: TaskState }> {
   const unlocked = input.pickup ? undefined : await handleUnlocked(pool, input);
-  return unlocked ?? transaction(pool, (tx) => handleTask(tx, { ...input, endsTransaction: true }));
+  return (
+    unlocked ??
+    transactionRetryingDeadlocks(pool, (tx) => handleTask(tx, { ...input, endsTransaction: true }))
+  );
 }
 
 async function handleUnlocked(

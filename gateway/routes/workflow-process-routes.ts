@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import { type Queryable, transaction } from "../../runtime/database.ts";
+import { type Queryable, transaction, transactionRetryingDeadlocks } from "../../runtime/database.ts";
 import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import { queryActivities } from "../../workflow/activity-store.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
@@ -300,7 +300,7 @@ export function workflowProcessRoutes(
       entityName: "Process",
     },
     async (_c, caller, { params, parameters }) =>
-      transaction(sql, async (tx) => {
+      transactionRetryingDeadlocks(sql, async (tx) => {
         const process = await loadProcess(tx, caller, params.id);
         await requireAccess(tx, caller, process);
         // 4.5's `userId` of `*` removes every user's copy on `dismiss`.
@@ -333,7 +333,7 @@ export function workflowProcessRoutes(
       entityName: "Task",
     },
     async (_c, caller, { params }) =>
-      transaction(sql, async (tx) => {
+      transactionRetryingDeadlocks(sql, async (tx) => {
         const { process, task, people } = await commandTask(
           tx,
           caller.tenantId,
@@ -387,7 +387,7 @@ export function workflowProcessRoutes(
       entityName: "Task",
     },
     async (_c, caller, { params, parameters }) =>
-      transaction(sql, async (tx) => {
+      transactionRetryingDeadlocks(sql, async (tx) => {
         const users = await userIdsByCodes(tx, caller.tenantId, parameters.users);
         if (users.length !== parameters.users.length)
           throw new WorkflowRefusal("USER_NOT_FOUND", "users names a user who does not exist");

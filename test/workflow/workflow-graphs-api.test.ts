@@ -727,5 +727,34 @@ for (const mode of await testModes()) {
       }
       assert.equal(outcomes.handledFirst + outcomes.suspendedFirst, 20);
     });
+
+    it("keeps a kill of a parent racing the end of its sub-process consistent, whichever comes first", async () => {
+      const outcomes = { endedFirst: 0, killedFirst: 0 };
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const entry = await startAndApply("child", { reviewer: "bob" });
+        const deepest = await view(tasksAt(await view(entry), "inner")[0]!.sub!.id);
+        const [kill, handle] = await Promise.all([
+          act(entry, { action: "kill" }),
+          call<Task>("POST", `/task/${tasksAt(deepest, "check")[0]!.id}`, tokens.bob),
+        ]);
+        assert.deepEqual(
+          [kill.status, kill.body.errno],
+          [200, 0],
+          `the kill always succeeds: ${kill.body.error}`,
+        );
+        assert.equal(handle.status, 200, "neither waits on the other for ever");
+        assert.equal((await view(entry)).status, "killed");
+        const sub = await view(deepest.id);
+        if (handle.body.errno === 0) {
+          outcomes.endedFirst++;
+          assert.equal(sub.status, "done");
+        } else {
+          outcomes.killedFirst++;
+          assert.equal(handle.body.ecode, "PROCESS_ENDED", handle.body.error);
+          assert.equal(sub.status, "killed", "the parent's kill reached its sub-process");
+        }
+      }
+      assert.equal(outcomes.endedFirst + outcomes.killedFirst, 20);
+    });
   });
 }
