@@ -770,6 +770,14 @@ async function resume(run: Run, command: Extract<EngineCommand, { kind: "resume"
 }
 
 /**
+ * Whether a handling left its step: created the next tasks or reached a join. Giving the next
+ * member of a sequential countersign its turn does not leave the step.
+ */
+function leftTheStep(trail: TaskTrail | null): boolean {
+  return trail !== null && (trail.created.length > 0 || trail.arrived.length > 0 || trail.ended);
+}
+
+/**
  * 4.8: the handler takes a done task back while nothing it led to has been handled: what its
  * handling created is cancelled, what it cancelled or forked is restored, and it is to-do again.
  */
@@ -806,17 +814,18 @@ function withdraw(run: Run, command: Extract<EngineCommand, { kind: "withdraw" }
       `the branches task ${task.id} brought to their join have gone on past it since`,
     );
   }
-  const later = run.state.tasks.find(
+  // A countersign completed by another member's handling went on from there, whenever that was.
+  const completer = run.state.tasks.find(
     (other) =>
       other.group === task.group &&
       other.id !== task.id &&
       other.status === "done" &&
-      (other.handledAt ?? 0) > (task.handledAt ?? 0),
+      leftTheStep(other.trail),
   );
-  if (later)
+  if (completer)
     throw new WorkflowRefusal(
       "WITHDRAW_NOT_ALLOWED",
-      `another member of the step handled it after task ${task.id}`,
+      `task ${completer.id}, another member of the step, completed it after task ${task.id}`,
     );
 
   for (const other of created) run.cancel(other);

@@ -292,6 +292,21 @@ describe("the engine", () => {
     );
   });
 
+  it("keeps a countersign member's handling once another member's completed the step, in the same instant too", async () => {
+    const process = await start({ days: 5, reason: "x", reviewers: ["bob", "frank"] });
+    await process.handleStep("apply");
+    await process.handleStep("department", "approve");
+    await process.handleStep("dean");
+    const [bob, frank] = process.todo("hand-over");
+    await process.apply({ kind: "handle", task: bob!.id, handler: "bob", actualUser: null });
+    process.now -= 1000; // frank's handling lands in the same millisecond as bob's
+    await process.apply({ kind: "handle", task: frank!.id, handler: "frank", actualUser: null });
+    assert.equal(process.todo("record").length, 1);
+    const before = structuredClone(process.state);
+    await refusal(process.apply({ kind: "withdraw", task: bob!.id, user: "bob" }), "WITHDRAW_NOT_ALLOWED");
+    assert.deepEqual(process.state, before, "the step frank completed stays completed");
+  });
+
   it("passes a countersign step with nobody in it when the step says so", async () => {
     const process = await start({ days: 5, reason: "x", reviewers: [] });
     await process.handleStep("apply");
@@ -432,6 +447,14 @@ describe("the engine", () => {
       ["u1"],
     );
     await process.handleStep("sign", "agree");
+    assert.deepEqual(
+      process.todo().map((task) => task.candidates[0]),
+      ["u2"],
+    );
+    // u2 takes back an agreement that only gave u3 the turn: u3 waits again.
+    const [u2] = process.todo("sign");
+    await process.handleStep("sign", "agree");
+    await process.apply({ kind: "withdraw", task: u2!.id, user: "u2" });
     assert.deepEqual(
       process.todo().map((task) => task.candidates[0]),
       ["u2"],
