@@ -216,6 +216,13 @@ class Run {
     if (milestone) this.state.milestone = { name: milestone.name, percent: milestone.percent };
   }
 
+  /** Ends the trail of the task being handled, noting the milestone it left the process at. */
+  endTrail(): TaskTrail {
+    const trail = { ...this.trail!, milestoneAfter: this.state.milestone };
+    this.trail = null;
+    return trail;
+  }
+
   /** Marks a task cancelled, tells its candidates it left their to-do, and notes it in the trail. */
   cancel(task: TaskState): void {
     if (!OPEN.has(task.status)) return;
@@ -457,8 +464,7 @@ async function handle(run: Run, command: Extract<EngineCommand, { kind: "handle"
   });
 
   if (stepStillOpen(run, task, action)) {
-    task.trail = run.trail;
-    run.trail = null;
+    task.trail = run.endTrail();
     return;
   }
   if (command.nextSteps && command.nextUsers) {
@@ -466,8 +472,7 @@ async function handle(run: Run, command: Extract<EngineCommand, { kind: "handle"
   } else {
     await leave(run, task.node, task.branch, action.code);
   }
-  task.trail = run.trail;
-  run.trail = null;
+  task.trail = run.endTrail();
 }
 
 /** Fields the form marks required must hold a value when the initiator submits the first step. */
@@ -515,6 +520,7 @@ async function jumpTo(run: Run, from: TaskState, steps: string[], users: string[
     throw new WorkflowRefusal("NEXT_STEPS_INVALID", `step ${target} does not follow step ${from.node}`);
   }
   const node = run.workflow.node(target) as TaskNode;
+  run.setMilestone(node.milestone);
   await enterTask(run, node, from.branch, users);
 }
 
@@ -747,8 +753,7 @@ async function goOnPastChild(run: Run, task: TaskState): Promise<void> {
   run.trail = emptyTrail(run.state.milestone);
   await leave(run, task.node, task.branch, task.action);
   // Written with the step, so that a later `resume` does not go on past it a second time.
-  run.changeTask(task, { trail: run.trail });
-  run.trail = null;
+  run.changeTask(task, { trail: run.endTrail() });
 }
 
 /** Resumes a suspended process, going on past the sub-processes that ended while it was suspended. */
@@ -767,6 +772,10 @@ async function resume(run: Run, command: Extract<EngineCommand, { kind: "resume"
     if (run.state.status !== "doing") break;
     await goOnPastChild(run, task);
   }
+}
+
+function sameMilestone(a: Milestone | null, b: Milestone | null): boolean {
+  return a?.name === b?.name && a?.percent === b?.percent;
 }
 
 /**
@@ -851,7 +860,9 @@ function withdraw(run: Run, command: Extract<EngineCommand, { kind: "withdraw" }
     const branch = run.state.branches.find((candidate) => candidate.path === path);
     if (branch) run.changeBranch(branch, { status: "active" });
   }
-  run.state.milestone = trail.milestoneBefore;
+  // The milestone goes back unless something else has moved it since (another branch's handling).
+  if (sameMilestone(run.state.milestone, trail.milestoneAfter ?? run.state.milestone))
+    run.state.milestone = trail.milestoneBefore;
   run.changeTask(task, {
     status: "todo",
     handler: null,

@@ -28,8 +28,9 @@ export interface TaskTrail {
   joined: string[];
   /** The handling ended the process. */
   ended: boolean;
-  /** The milestone the process had before. */
+  /** The milestone the process had before, and the one the handling left it at (absent on older trails). */
   milestoneBefore: Milestone | null;
+  milestoneAfter?: Milestone | null;
 }
 
 export interface Milestone {

@@ -380,6 +380,65 @@ describe("the engine", () => {
     );
   });
 
+  it("gives back on withdraw only a milestone that nothing has moved since", async () => {
+    const branches = compile({
+      schema: { fields: [] },
+      graph: {
+        nodes: [
+          { kind: "start", code: "s", milestone: { name: "Applied", percent: 10 } },
+          { kind: "parallel", code: "split" },
+          { kind: "task", code: "a1", assignees: [{ accounts: ["u1"] }] },
+          {
+            kind: "task",
+            code: "a2",
+            assignees: [{ accounts: ["u1"] }],
+            milestone: { name: "A", percent: 40 },
+          },
+          { kind: "task", code: "b1", assignees: [{ accounts: ["u2"] }] },
+          {
+            kind: "task",
+            code: "b2",
+            assignees: [{ accounts: ["u2"] }],
+            milestone: { name: "B", percent: 60 },
+          },
+          { kind: "join", code: "both", split: "split" },
+          { kind: "end", code: "done" },
+        ],
+        edges: [
+          { from: "s", to: "split" },
+          { from: "split", to: "a1" },
+          { from: "split", to: "b1" },
+          { from: "a1", to: "a2" },
+          { from: "b1", to: "b2" },
+          { from: "a2", to: "both" },
+          { from: "b2", to: "both" },
+          { from: "both", to: "done" },
+        ],
+      },
+    });
+    /** Both branches' first steps handled, a1's first: the milestone is b2's. */
+    const bothHandled = async () => {
+      const process = new MemoryProcess(branches, {}, "alice");
+      await process.start();
+      await process.handleStep("s");
+      const [a1] = process.todo("a1");
+      const [b1] = process.todo("b1");
+      await process.handleStep("a1");
+      await process.handleStep("b1");
+      assert.equal(process.state.milestone?.name, "B");
+      return { process, a1: a1!, b1: b1! };
+    };
+    const taken = await bothHandled();
+    await taken.process.apply({ kind: "withdraw", task: taken.a1.id, user: "u1" });
+    assert.equal(taken.process.state.milestone?.name, "B", "the other branch's milestone stays");
+
+    const inTurn = await bothHandled();
+    await inTurn.process.apply({ kind: "withdraw", task: inTurn.b1.id, user: "u2" });
+    assert.equal(inTurn.process.state.milestone?.name, "A", "b1's handling moved it from A: back to A");
+    await inTurn.process.apply({ kind: "withdraw", task: inTurn.a1.id, user: "u1" });
+    assert.equal(inTurn.process.state.milestone?.name, "Applied");
+  });
+
   it("reaches a join's milestone when the join fires, not when its first branch arrives", async () => {
     const joined = compile({
       schema: { fields: [] },
@@ -532,6 +591,11 @@ describe("the engine", () => {
     assert.deepEqual(
       process.todo().map((task) => [task.node, task.candidates]),
       [["record", ["zoe"]]],
+    );
+    assert.equal(
+      process.state.milestone?.name,
+      "Recorded",
+      "the step jumped to is reached, with its milestone",
     );
   });
 
