@@ -61,7 +61,9 @@ export type EngineEvent =
   | { type: "process.ended"; status: "done" | "killed" }
   | { type: "process.suspended" }
   | { type: "process.resumed" }
-  | { type: "compensate" };
+  | { type: "compensate" }
+  | { type: "subprocess.ended"; task: string; status: "done" | "killed" }
+  | { type: "task.reassigned"; task: string; users: string[] };
 
 export interface ChildToStart {
   task: string;
@@ -738,6 +740,7 @@ async function childEnded(run: Run, command: Extract<EngineCommand, { kind: "chi
   const task = run.task(command.task);
   if (task.status !== "subprocess") return;
   run.changeTask(task, { status: "done", handledAt: run.context.now, action: command.status });
+  run.events.push({ type: "subprocess.ended", task: task.id, status: command.status });
   run.activity({
     tags: "SUBPROCESS_END",
     description: `${task.node}: the child process ${command.status === "done" ? "ended" : "was killed"}`,
@@ -899,6 +902,7 @@ function reassign(run: Run, command: Extract<EngineCommand, { kind: "reassign" }
   run.changeTask(task, { candidates: [...new Set(command.candidates)] });
   if (task.status === "todo")
     run.events.push({ type: "todo.created", task: task.id, users: task.candidates });
+  run.events.push({ type: "task.reassigned", task: task.id, users: task.candidates });
   run.activity({
     tags: "INSTANCE_ADMIN",
     description: `${task.node}: candidates changed`,

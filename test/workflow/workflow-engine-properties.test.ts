@@ -126,6 +126,7 @@ function definitionOf(root: Block): WorkflowDefinitionInput {
 type Step =
   | { op: "handle"; pick: number; action: number }
   | { op: "withdraw"; pick: number }
+  | { op: "reassign"; pick: number }
   | { op: "suspend" }
   | { op: "resume" }
   | { op: "kill" };
@@ -136,6 +137,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ op: fc.constant("handle" as const), pick: fc.nat(), action: fc.nat() }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("withdraw" as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("reassign" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ op: "suspend" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "resume" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "kill" as const }) },
@@ -201,6 +203,19 @@ describe("engine properties", () => {
                 const task = done[step.pick % done.length]!;
                 result = await process.apply({ kind: "withdraw", task: task.id, user: task.handler! });
                 handledCount.set(task.id, (handledCount.get(task.id) ?? 0) - 1);
+              } else if (step.op === "reassign") {
+                // Also a countersign member still waiting for its turn.
+                const open = process.state.tasks.filter(
+                  (task) => task.status === "todo" || task.status === "waiting",
+                );
+                if (open.length === 0) continue;
+                const task = open[step.pick % open.length]!;
+                result = await process.apply({
+                  kind: "reassign",
+                  task: task.id,
+                  candidates: ["stand-in"],
+                  user: "admin",
+                });
               } else {
                 result = await process.apply({ kind: step.op, user: "admin" });
               }

@@ -638,7 +638,12 @@ describe("the engine", () => {
       [["leave", { days: 4 }]],
     );
     const waiting = process.state.tasks.find((task) => task.status === "subprocess")!;
-    await process.apply({ kind: "childEnded", task: waiting.id, status: "done" });
+    // Suspended meanwhile, the parent records the child's end, and goes on past it when resumed.
+    await process.apply({ kind: "suspend", user: "alice" });
+    const ended = await process.apply({ kind: "childEnded", task: waiting.id, status: "done" });
+    assert.deepEqual(ended.events, [{ type: "subprocess.ended", task: waiting.id, status: "done" }]);
+    assert.equal(process.state.status, "suspended");
+    await process.apply({ kind: "resume", user: "alice" });
     assert.equal(process.state.status, "done");
   });
 });
