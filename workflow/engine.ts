@@ -543,11 +543,28 @@ export function routableSteps(workflow: CompiledWorkflow, from: string): Set<str
   return steps;
 }
 
+/**
+ * The data a node in `branch` reads: the process's, and in a branch of a dynamic split the fields
+ * of its row besides (the innermost row's fields win over those of the same name further out).
+ */
+function dataOf(run: Run, branch: string): Record<string, unknown> {
+  const own = branch === "" ? undefined : run.state.branches.find((candidate) => candidate.path === branch);
+  if (!own) return run.state.data;
+  const outer = dataOf(run, own.parent);
+  if (own.item === null) return outer;
+  const split = run.workflow.node(own.split);
+  const rows = split.kind === "dynamicParallel" ? outer[split.list] : undefined;
+  const row = Array.isArray(rows) ? rows[own.item] : undefined;
+  return row && typeof row === "object" && !Array.isArray(row)
+    ? { ...outer, ...(row as Record<string, unknown>) }
+    : outer;
+}
+
 /** Follows the edge out of a node that matches the action taken and the data. */
-function route(run: Run, from: string, action: string | null): string {
+function route(run: Run, from: string, branch: string, action: string | null): string {
   const edges = run.workflow.outgoing.get(from) ?? [];
   if (edges.length === 1 && !edges[0]!.edge.action && !edges[0]!.condition) return edges[0]!.edge.to;
-  const scope = { ...run.state.data, [ACTION_NAME]: action };
+  const scope = { ...dataOf(run, branch), [ACTION_NAME]: action };
   const chosen =
     edges.find(
       ({ edge, condition }) =>
@@ -564,7 +581,7 @@ function route(run: Run, from: string, action: string | null): string {
 
 /** Leaves a node along the edge that matches, and enters what follows. */
 async function leave(run: Run, from: string, branch: string, action: string | null): Promise<void> {
-  await enter(run, route(run, from, action), branch, action);
+  await enter(run, route(run, from, branch, action), branch, action);
 }
 
 /** The nodes one command may enter, across all its branches: far above any graph that comes to rest. */
@@ -585,7 +602,7 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
       await enterTask(run, node, branch);
       return;
     case "exclusive":
-      await enter(run, route(run, code, action), branch, action);
+      await enter(run, route(run, code, branch, action), branch, action);
       return;
     case "parallel": {
       const fork = forkName(run, code);
@@ -605,7 +622,7 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
       return;
     }
     case "dynamicParallel": {
-      const rows = run.state.data[node.list];
+      const rows = dataOf(run, branch)[node.list];
       const count = Array.isArray(rows) ? rows.length : 0;
       const join = run.workflow.joinOf.get(code)!;
       if (count === 0) {
@@ -653,8 +670,9 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
         group: run.context.newId(),
       });
       const data: Record<string, unknown> = {};
+      const scope = dataOf(run, branch);
       for (const [childField, parentField] of Object.entries(node.data))
-        data[childField] = run.state.data[parentField] ?? null;
+        data[childField] = scope[parentField] ?? null;
       run.children.push({ task: task.id, workflow: node.workflow, data });
       run.activity({
         tags: "SUBPROCESS_START",
@@ -681,7 +699,7 @@ function forkName(run: Run, split: string): string {
 }
 
 async function enterTask(run: Run, node: TaskNode, branch: string, override?: string[]): Promise<void> {
-  const facts = { owner: run.state.owner, data: run.state.data, handlers: run.handlers() };
+  const facts = { owner: run.state.owner, data: dataOf(run, branch), handlers: run.handlers() };
   const users = override ?? (await run.context.resolve(node.assignees, facts));
   if (users.length === 0) {
     if (node.whenNobody === "refuse")

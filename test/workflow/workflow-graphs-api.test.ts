@@ -115,16 +115,25 @@ const parent = {
   },
 };
 
-/** One `grade` task per row of `papers`, open to the system user; `sign` after the join. */
+/** One `grade` task per row of `papers`, for the row's `grader`, open to the system user; `sign` after the join. */
 const grading = {
   schema: {
-    fields: [{ name: "papers", type: "list", fields: [{ name: "title", type: "string" }] }],
+    fields: [
+      {
+        name: "papers",
+        type: "list",
+        fields: [
+          { name: "title", type: "string" },
+          { name: "grader", type: "user" },
+        ],
+      },
+    ],
   },
   graph: {
     nodes: [
       { kind: "start", code: "apply" },
       { kind: "dynamicParallel", code: "each", list: "papers" },
-      { kind: "task", code: "grade", assignees: [{ accounts: ["bob"] }], allowSystemUser: true },
+      { kind: "task", code: "grade", assignees: [{ field: "grader" }], allowSystemUser: true },
       { kind: "join", code: "gather", split: "each" },
       { kind: "task", code: "sign", assignees: [{ accounts: ["carol"] }] },
       { kind: "end", code: "done" },
@@ -468,10 +477,21 @@ for (const mode of await testModes()) {
     });
 
     it("forks a branch per row, addresses one with splitPath, and joins once when all are done", async () => {
-      const papers = [{ title: "one" }, { title: "two" }, { title: "three" }];
+      const papers = [
+        { title: "one", grader: "bob" },
+        { title: "two", grader: "dan" },
+        { title: "three", grader: "bob" },
+      ];
       const entry = await startAndApply("grading", { papers });
       const forked = await view(entry);
       assert.deepEqual(statuses(forked, "grade"), [TODO, TODO, TODO]);
+      assert.deepEqual(
+        tasksAt(forked, "grade")
+          .map((task) => accountOf(task.assignUser))
+          .sort(),
+        ["bob", "bob", "dan"],
+        "each row's step is for the row's grader",
+      );
 
       const submit = (params: Record<string, string>) =>
         act(entry, { action: "submit", stepCode: "grade", actionCode: "submit", ...params });
