@@ -466,6 +466,8 @@ async function handle(run: Run, command: Extract<EngineCommand, { kind: "handle"
   });
 
   if (stepStillOpen(run, task, action)) {
+    if (command.nextSteps)
+      throw new WorkflowRefusal("NEXT_STEPS_INVALID", `step ${task.node} waits for its other members`);
     task.trail = run.endTrail();
     return;
   }

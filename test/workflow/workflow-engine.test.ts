@@ -271,6 +271,23 @@ describe("the engine", () => {
     );
     await process.handleStep("dean");
     const [bob, frank] = process.todo("hand-over");
+    const unchanged = structuredClone(process.state);
+    await refusal(
+      process.apply({
+        kind: "handle",
+        task: bob!.id,
+        handler: "bob",
+        actualUser: null,
+        nextSteps: ["record"],
+        nextUsers: ["zoe"],
+      }),
+      "NEXT_STEPS_INVALID",
+    );
+    assert.deepEqual(
+      process.state,
+      unchanged,
+      "a member does not choose where a step it does not complete goes",
+    );
     await process.apply({ kind: "handle", task: bob!.id, handler: "bob", actualUser: null });
     assert.equal(process.todo("record").length, 0, "the join waits for the last member");
     await process.apply({ kind: "handle", task: frank!.id, handler: "frank", actualUser: null });
