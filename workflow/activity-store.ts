@@ -13,6 +13,8 @@ export interface ActivityQuery {
   appId?: string | undefined;
   categories?: string[] | undefined;
   levels?: string[] | undefined;
+  /** Leave out the activities of steps marked hidden. */
+  withoutHidden: boolean;
   start: number;
   limit: number;
 }
@@ -29,6 +31,7 @@ export async function queryActivities(sql: Queryable, query: ActivityQuery) {
   if (query.appId) conditions.push(sql`a.app_id = ${query.appId}`);
   if (query.categories) conditions.push(sql`a.category = any(${query.categories}::text[])`);
   if (query.levels) conditions.push(sql`a.level = any(${query.levels}::text[])`);
+  if (query.withoutHidden) conditions.push(sql`not a.hidden`);
   const where = joinFragments(sql, conditions, " and ");
   const rows = await sql<
     {

@@ -49,6 +49,8 @@ export interface ActivityRecord {
   description: string;
   user: string | null;
   task: string | null;
+  /** About a step marked hidden: shown only where hidden steps are. */
+  hidden?: boolean;
 }
 
 /** An outbox event: what push, notifications and messenger callbacks learn of. */
@@ -211,7 +213,10 @@ class Run {
   }
 
   activity(record: Omit<ActivityRecord, "category" | "level"> & Partial<ActivityRecord>): void {
-    this.activities.push({ category: "INSTANCE", level: "INFO", ...record });
+    const node = record.task ? this.state.tasks.find((task) => task.id === record.task)?.node : undefined;
+    const step = node ? this.workflow.nodes.get(node) : undefined;
+    const hidden = step?.kind === "task" && step.hidden === true;
+    this.activities.push({ category: "INSTANCE", level: "INFO", hidden, ...record });
   }
 
   setMilestone(milestone: Milestone | undefined): void {

@@ -42,6 +42,8 @@ export interface ActivityRecord {
   level: string;
   createdAt: Date;
   tags: string;
+  /** About a step marked hidden. */
+  hidden: boolean;
 }
 
 const TASK_COLUMNS = `id, node, branch, status, candidates, handler_id as "handlerId", actual_user_id as "actualUserId", action,
@@ -109,13 +111,13 @@ export async function readProcessWithParts(
       select ${sql.unsafe(TASK_COLUMNS)} from workflow_tasks
       where process_id = (select id from process) and status in ('todo', 'done', 'subprocess')
     ), activity as (
-      select id, user_id as "userId", description, level, created_at as "createdAt", tags
+      select id, user_id as "userId", description, level, created_at as "createdAt", tags, hidden
       from workflow_activities where process_id = (select id from process)
     )
     select process.*,
       (select coalesce(json_agg(task order by "assignedAt", id), '[]') from task) as "processTasks",
       (select coalesce(json_agg(json_build_object('userId', "userId", 'description', description, 'level', level,
-                                                  'createdAt', "createdAt", 'tags', tags) order by id), '[]')
+                                                  'createdAt', "createdAt", 'tags', tags, 'hidden', hidden) order by id), '[]')
        from activity) as activities,
       (select json_build_object('id', a.id, 'name', a.name, 'code', a.code, 'tags', a.tags,
                                 'description', a.description, 'versionCreatedAt', v.created_at)

@@ -282,13 +282,15 @@ export async function processView(
       : null,
     milestones,
     flow: milestonesOf(workflow, process, tasks, true),
-    activities: activities.map((activity) => ({
-      user: activity.userId ? (users.get(activity.userId) ?? null) : null,
-      description: activity.description,
-      level: activity.level,
-      timestamp: seconds(activity.createdAt),
-      tags: activity.tags,
-    })),
+    activities: activities
+      .filter((activity) => options.showHidden || !activity.hidden)
+      .map((activity) => ({
+        user: activity.userId ? (users.get(activity.userId) ?? null) : null,
+        description: activity.description,
+        level: activity.level,
+        timestamp: seconds(activity.createdAt),
+        tags: activity.tags,
+      })),
     ancestors: options.includeAncestors ? await ancestorsOf(sql, process, options.apiBase) : undefined,
   };
 }

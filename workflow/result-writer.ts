@@ -301,10 +301,10 @@ export function journal(
   const ctes: Fragment[] = [];
   if (activities.length > 0) {
     ctes.push(sql`activity as (
-      insert into workflow_activities (tenant_id, test, process_id, entry, app_id, category, level, tags, description, user_id, task_id)
+      insert into workflow_activities (tenant_id, test, process_id, entry, app_id, category, level, tags, description, user_id, task_id, hidden)
       select ${process.tenantId}, ${process.test}, ${process.id}, ${entry}, ${process.appId}, a.category, a.level, a.tags,
-             a.description, a."user", a.task
-      from jsonb_to_recordset(${sql.json(activities as never)}) as a(category text, level text, tags text, description text, "user" uuid, task uuid))`);
+             a.description, a."user", a.task, coalesce(a.hidden, false)
+      from jsonb_to_recordset(${sql.json(activities as never)}) as a(category text, level text, tags text, description text, "user" uuid, task uuid, hidden boolean))`);
   }
   if (events.length > 0) {
     const rows = events.map((event) => ({

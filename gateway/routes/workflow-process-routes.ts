@@ -482,6 +482,7 @@ export function workflowProcessRoutes(
         appId,
         categories: parameters.categories,
         levels: parameters.levels,
+        withoutHidden: !caller.sys,
         start: parameters.start,
         limit: parameters.limit,
       });

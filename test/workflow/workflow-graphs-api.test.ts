@@ -58,6 +58,7 @@ interface Process {
   states: { code: string }[];
   milestone: Milestone | null;
   milestones: Milestone[];
+  activities: { description: string }[];
   ancestors?: { id: string; entry: number }[];
 }
 
@@ -638,6 +639,15 @@ for (const mode of await testModes()) {
       await ok<Task>("POST", `/task/${screen.id}`, tokens.erin);
       const deciding = await view(entry);
       assert.deepEqual(codes(deciding), ["apply", "decide"], "the handled hidden step stays hidden");
+      // So do its activities: in 2.8 without visibility=all and in 4.13 for a user token.
+      const aboutScreen = (descriptions: { description: string }[]) =>
+        descriptions.filter((activity) => activity.description.startsWith("screen")).length;
+      assert.equal(aboutScreen(deciding.activities), 0);
+      assert.ok(aboutScreen((await view(entry, sys, { visibility: "all" })).activities) > 0);
+      const activities = async (token: string) =>
+        (await call<{ description: string }>("GET", `/process/${entry}/activities`, token)).body.entities;
+      assert.equal(aboutScreen(await activities(tokens.alice)), 0);
+      assert.ok(aboutScreen(await activities(sys)) > 0);
       assert.deepEqual([deciding.milestone?.name, deciding.milestone?.percent], ["Deciding", 70]);
       assert.deepEqual(milestonesOf(deciding), [
         ["Submitted", "done"],
