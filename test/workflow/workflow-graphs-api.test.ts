@@ -246,7 +246,26 @@ const simple = {
   },
 };
 
+/** Waits on `grandchild`, then on a step nobody can handle, which it refuses to skip. */
+const stuck = {
+  schema: { fields: [{ name: "reviewer", type: "string" }] },
+  graph: {
+    nodes: [
+      { kind: "start", code: "apply" },
+      { kind: "subprocess", code: "inner", workflow: "grandchild", data: { reviewer: "reviewer" } },
+      { kind: "task", code: "orphan", assignees: [{ accounts: ["nobody-here"] }], whenNobody: "refuse" },
+      { kind: "end", code: "done" },
+    ],
+    edges: [
+      { from: "apply", to: "inner" },
+      { from: "inner", to: "orphan" },
+      { from: "orphan", to: "done" },
+    ],
+  },
+};
+
 const DEFINITIONS: [string, unknown][] = [
+  ["stuck", stuck],
   ["grandchild", grandchild],
   ["child", child],
   ["parent", parent],
@@ -443,6 +462,20 @@ for (const mode of await testModes()) {
       );
       await ok<Task>("POST", `/task/${tasksAt(topNow, "close")[0]!.id}`, tokens.dan);
       assert.equal((await view(entry)).status, "done");
+    });
+
+    it("refuses to end a sub-process whose parent cannot go on past it, and kills both through the parent", async () => {
+      const entry = await startAndApply("stuck", { reviewer: "bob" });
+      const child = await view(tasksAt(await view(entry), "inner")[0]!.sub!.id);
+      await refused([42206, "NO_ASSIGNEE"], "POST", `/task/${tasksAt(child, "check")[0]!.id}`, tokens.bob);
+      const childKill = await act(child.id, { action: "kill" });
+      assert.deepEqual([childKill.body.errno, childKill.body.ecode], [42206, "NO_ASSIGNEE"]);
+      assert.equal((await view(child.id)).status, "doing", "the refused commands changed nothing");
+      assert.deepEqual(statuses(await view(entry), "inner"), [SUBPROCESS]);
+
+      assert.equal((await act(entry, { action: "kill" })).body.errno, 0);
+      assert.equal((await view(entry)).status, "killed");
+      assert.equal((await view(child.id)).status, "killed");
     });
 
     it("lets a parent suspended while its sub-process ended go on when it is resumed", async () => {
