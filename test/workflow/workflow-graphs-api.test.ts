@@ -246,21 +246,16 @@ const simple = {
   },
 };
 
-/** Waits on `grandchild`, then on a step nobody can handle, which it refuses to skip. */
+/** `child`, whose step after the sub-process has nobody to handle it and refuses to be skipped. */
 const stuck = {
-  schema: { fields: [{ name: "reviewer", type: "string" }] },
+  ...child,
   graph: {
-    nodes: [
-      { kind: "start", code: "apply" },
-      { kind: "subprocess", code: "inner", workflow: "grandchild", data: { reviewer: "reviewer" } },
-      { kind: "task", code: "orphan", assignees: [{ accounts: ["nobody-here"] }], whenNobody: "refuse" },
-      { kind: "end", code: "done" },
-    ],
-    edges: [
-      { from: "apply", to: "inner" },
-      { from: "inner", to: "orphan" },
-      { from: "orphan", to: "done" },
-    ],
+    ...child.graph,
+    nodes: child.graph.nodes.map((node) =>
+      node.code === "confirm"
+        ? { ...node, assignees: [{ accounts: ["nobody-here"] }], whenNobody: "refuse" }
+        : node,
+    ),
   },
 };
 
