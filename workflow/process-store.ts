@@ -193,7 +193,10 @@ export async function isAncestor(sql: Queryable, ancestorId: string, process: Pr
   return row!.yes;
 }
 
-/** 4.6: who may handle a to-do task of the tenant and mode now, delegates included; a Workflow app's token names its own app. */
+/**
+ * 4.6: who may handle a task of the tenant and mode now, delegates included (nobody once it is
+ * handled); a Workflow app's token names its own app. A task of another tenant or mode is not found.
+ */
 export async function todoUsersOfTask(
   sql: Queryable,
   tenantId: string,
@@ -201,18 +204,16 @@ export async function todoUsersOfTask(
   taskId: string,
   ownAppId?: string,
 ): Promise<string[]> {
-  if (!isUuid(taskId)) return [];
-  if (ownAppId) {
-    const [process] = await sql<{ appId: string }[]>`
-      select p.app_id as "appId" from workflow_tasks t join workflow_processes p on p.id = t.process_id
-      where t.id = ${taskId} and p.tenant_id = ${tenantId} and p.test = ${test}`;
-    if (process && process.appId !== ownAppId)
-      throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
-  }
-  const rows = await sql<{ userId: string }[]>`
-    select t.user_id as "userId" from workflow_todo t
-    where t.task_id = ${taskId} and t.tenant_id = ${tenantId} and t.test = ${test}`;
-  return rows.map((row) => row.userId);
+  const [task] = isUuid(taskId)
+    ? await sql<{ appId: string; users: string[] }[]>`
+        select p.app_id as "appId", array(select d.user_id from workflow_todo d where d.task_id = t.id) as users
+        from workflow_tasks t join workflow_processes p on p.id = t.process_id
+        where t.id = ${taskId} and p.tenant_id = ${tenantId} and p.test = ${test}`
+    : [];
+  if (!task) throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${taskId}`);
+  if (ownAppId && task.appId !== ownAppId)
+    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
+  return task.users;
 }
 
 /** Whether the user took part in the process: started it, may handle or handled one of its tasks, or was copied. */

@@ -398,6 +398,22 @@ for (const mode of await testModes()) {
         (await call("POST", `/process/${other.entry}`, tokens.carol!, { action: "kill" })).body.ecode,
         "NOT_THE_INITIATOR",
       );
+      // compensate records a messenger event for the callbacks, and changes nothing else.
+      const compensated = await call("POST", `/process/${other.entry}`, sys, {
+        action: "compensate",
+        remark: "refund the deposit",
+      });
+      assert.equal(compensated.body.errno, 0, compensated.body.error);
+      const messenger = await call<{ tags: string; description: string }>(
+        "GET",
+        `/process/${other.entry}/activities`,
+        sys,
+        { categories: "MESSENGER" },
+      );
+      assert.deepEqual(
+        messenger.body.entities.map((activity) => [activity.tags, activity.description]),
+        [["COMPENSATE", "compensate: refund the deposit"]],
+      );
       const killed = await call<Process>("POST", `/process/${other.entry}`, tokens.alice!, {
         action: "kill",
       });
