@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
+import { WorkflowClient } from "../support/workflow-client.ts";
 import {
+  otherTenantApplication,
   PORTAL_REDIRECT,
   portalApplication,
   sysToken,
@@ -11,13 +13,18 @@ import {
 } from "../support/workflow-fixture.ts";
 
 /**
- * Spec 001's table of scopes and token kinds, operation by operation, on both data modes: a token
- * without the operation's scope is refused naming the scope it needs (the plain scope for a user
- * token, its `sys_` form for a sys token), a token of the wrong kind is refused, a password-grant
- * token is refused, and a token with the scope passes the check.
+ * Who reaches what on spec 001's workflow API, on both data modes:
+ * - spec 001's table of scopes and token kinds, operation by operation: a token without the
+ *   operation's scope is refused naming the scope it needs (the plain scope for a user token, its
+ *   `sys_` form for a sys token), a token of the wrong kind is refused, a password-grant token is
+ *   refused, and a token with the scope passes the check;
+ * - every operation that names a process or a task keeps it to its tenant and data mode: another
+ *   tenant's application, and the same application on the other data mode, neither read it nor
+ *   change it, whether they name the process by serial number or GUID, or the task by its GUID.
  */
 
-const SECRET = "token-rules-secret-0123456789abcdefghijk";
+const SECRET = "workflow-reach-secret-0123456789abcdefghi";
+const ADMIN_TOKEN = "workflow-reach-admin-token-0123456789abc";
 const TASK = "00000000-0000-0000-0000-000000000000";
 
 /** [operation, method, path, the user token's scope (none: sys only), the sys token's (none: user only)] */
@@ -63,9 +70,32 @@ const OPERATIONS: [string, string, string, string | null, string | null][] = [
 const USER_SCOPES = [...new Set(OPERATIONS.flatMap(([, , , user]) => (user ? [user] : [])))];
 const SYS_SCOPES = [...new Set(OPERATIONS.flatMap(([, , , , sys]) => (sys ? [sys] : [])))];
 
+/** The applicant's form, then bob's review (open to the system user), then the end. */
+const memo = {
+  schema: { fields: [{ name: "note", type: "string" }] },
+  graph: {
+    nodes: [
+      { kind: "start", code: "apply" },
+      { kind: "task", code: "review", assignees: [{ accounts: ["bob"] }], allowSystemUser: true },
+      { kind: "end", code: "done" },
+    ],
+    edges: [
+      { from: "apply", to: "review" },
+      { from: "review", to: "done" },
+    ],
+  },
+};
+
+interface Process {
+  id: string;
+  status: string;
+  tasks: { id: string; code: string; status: number }[];
+  activities: unknown[];
+}
+
 const [embedded] = await testModes();
 
-describe("workflow API scopes and token kinds", { skip: embedded!.skip }, () => {
+describe("who reaches what on the workflow API", { skip: embedded!.skip }, () => {
   let platform: TestPlatform;
   let cleanup: () => Promise<void>;
   const tokens: Record<"user" | "sys" | "bareUser" | "bareSys" | "password", string> = {
@@ -75,6 +105,8 @@ describe("workflow API scopes and token kinds", { skip: embedded!.skip }, () => 
     bareSys: "",
     password: "",
   };
+  let otherSys: string;
+  const api = new WorkflowClient(() => platform.url, ADMIN_TOKEN);
 
   /** The operation's HTTP status and the `WWW-Authenticate` challenge it answered with. */
   async function gate(base: string, method: string, path: string, token: string) {
@@ -100,21 +132,27 @@ describe("workflow API scopes and token kinds", { skip: embedded!.skip }, () => 
           "sys_profile",
           "send_notification",
         ]),
+        otherTenantApplication(SECRET, SYS_SCOPES),
       ],
-      users: ["alice", "bob"].map((account) => ({
-        tenant: "example.edu",
-        account,
-        name: account,
-        password: WORKFLOW_PASSWORD,
+      users: [
+        ...["alice", "bob"].map((account) => ({ tenant: "example.edu", account, name: account })),
+        { tenant: "other.edu", account: "bob", name: "bob of other.edu" },
+      ].map((user) => ({ ...user, password: WORKFLOW_PASSWORD })),
+      workflows: ["example.edu", "other.edu"].map((tenant) => ({
+        tenant,
+        code: "memo",
+        name: "Memo",
+        versions: [{ definition: memo, online: true, beta: true }],
       })),
     });
-    platform = await startTestPlatform(env);
+    platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
     const client = { id: "portal", secret: SECRET, redirectUri: PORTAL_REDIRECT };
     const alice = { account: "alice", password: WORKFLOW_PASSWORD };
     tokens.user = await authorizationCodeToken(platform.url, client, alice, USER_SCOPES.join(" "));
     tokens.bareUser = await authorizationCodeToken(platform.url, client, alice, "profile");
     tokens.sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES.join(" "));
     tokens.bareSys = await sysToken(platform.url, "portal", SECRET, "sys_profile");
+    otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES.join(" "));
     tokens.password = await issueToken(
       platform.url,
       { id: "portal", secret: SECRET },
@@ -153,4 +191,56 @@ describe("workflow API scopes and token kinds", { skip: embedded!.skip }, () => 
       }
     });
   }
+
+  it("answers another tenant and the other data mode as if the process and its task did not exist", async () => {
+    const started = await api.ok<unknown>("PUT", "/process", tokens.user, {
+      code: "memo",
+      data: '{"note":"n"}',
+    });
+    const [entry, , , first] = started.entities as [number, number, string, { id: string }];
+    await api.ok("POST", `/task/${first.id}`, tokens.user);
+    const seen = async () =>
+      (await api.ok<Process>("GET", `/process/${entry}`, tokens.sys, { visibility: "all" })).entities[0]!;
+    const before = await seen();
+    const review = before.tasks.find((task) => task.code === "review")!;
+
+    const byProcess = (ref: string | number): [string, string, Record<string, string>][] => [
+      ["GET", `/process/${ref}`, {}],
+      ["GET", `/process/${ref}/data`, {}],
+      ["POST", `/process/${ref}/data`, { data: '{"note":"changed"}' }],
+      ["GET", `/process/${ref}/admin`, {}],
+      ["GET", `/process/${ref}/activities`, {}],
+      ["POST", `/process/${ref}`, { action: "suspend" }],
+      ["POST", `/process/${ref}`, { action: "kill" }],
+      ["POST", `/process/${ref}`, { action: "mark", priority: "critical" }],
+      ["POST", `/process/${ref}`, { action: "submit", stepCode: "review", actionCode: "submit" }],
+    ];
+    const byTask: [string, string, Record<string, string>][] = [
+      ["POST", `/task/${review.id}`, {}],
+      ["GET", `/task/${review.id}/candidates`, {}],
+      ["POST", `/task/${review.id}/candidates`, { users: "bob" }],
+    ];
+    for (const [intruder, token, base] of [
+      ["another tenant", otherSys, "/apis/v2"],
+      ["the test-data API", tokens.sys, "/apis/v2d"],
+    ] as const) {
+      for (const [method, path, params] of [...byProcess(entry), ...byProcess(before.id), ...byTask]) {
+        const { status, body } = await api.call(method, path, token, params, base);
+        const expected = path.startsWith("/task/") ? "TASK_NOT_FOUND" : "PROCESS_NOT_FOUND";
+        assert.deepEqual([status, body.ecode], [200, expected], `${intruder}: ${method} ${base}${path}`);
+      }
+      const everyActivity = await api.ok<{ entryId: number }>(
+        "GET",
+        "/process/*/activities",
+        token,
+        {},
+        base,
+      );
+      assert.ok(
+        everyActivity.entities.every((activity) => activity.entryId !== entry),
+        `${intruder} lists none of the process's activities`,
+      );
+    }
+    assert.deepEqual(await seen(), before, "nothing changed");
+  });
 });
