@@ -259,7 +259,34 @@ const stuck = {
   },
 };
 
+/** A parallel split into 20 steps of bob's, joined before carol's `close`. */
+const fanOut = (() => {
+  const steps = Array.from({ length: 20 }, (_, i) => `part${i}`);
+  return {
+    graph: {
+      nodes: [
+        { kind: "start", code: "apply" },
+        { kind: "parallel", code: "split" },
+        ...steps.map((code) => ({ kind: "task", code, assignees: [{ accounts: ["bob"] }] })),
+        { kind: "join", code: "joined", split: "split" },
+        { kind: "task", code: "close", assignees: [{ accounts: ["carol"] }] },
+        { kind: "end", code: "done" },
+      ],
+      edges: [
+        { from: "apply", to: "split" },
+        ...steps.flatMap((code) => [
+          { from: "split", to: code },
+          { from: code, to: "joined" },
+        ]),
+        { from: "joined", to: "close" },
+        { from: "close", to: "done" },
+      ],
+    },
+  };
+})();
+
 const DEFINITIONS: [string, unknown][] = [
+  ["fanOut", fanOut],
   ["stuck", stuck],
   ["grandchild", grandchild],
   ["child", child],
@@ -784,6 +811,34 @@ for (const mode of await testModes()) {
         assert.deepEqual(statuses(resumed, "after"), [TODO]);
       }
       assert.equal(outcomes.handledFirst + outcomes.suspendedFirst, 20);
+    });
+
+    it("lets exactly one of 50 concurrent submits of a task through over HTTP, with one next step", async () => {
+      const entry = await startAndApply("simple");
+      const [approve] = tasksAt(await view(entry), "approve");
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () => call<Task>("POST", `/task/${approve!.id}`, tokens.bob)),
+      );
+      const outcomes = answers.map(({ status, body }) => [status, body.errno, body.ecode].join(" "));
+      assert.equal(outcomes.filter((outcome) => outcome === "200 0 SUCCESS").length, 1, outcomes.join(", "));
+      assert.equal(outcomes.filter((outcome) => outcome === "200 40901 TASK_ALREADY_HANDLED").length, 49);
+      assert.deepEqual(statuses(await view(entry), "after"), [TODO], "one next step");
+    });
+
+    it("fires a 20-way join once when its branches are handled over HTTP at the same time", async () => {
+      const entry = await startAndApply("fanOut");
+      const parts = (await view(entry)).tasks.filter((task) => task.code.startsWith("part"));
+      assert.equal(parts.length, 20);
+      const answers = await Promise.all(
+        parts.map((task) => call<Task>("POST", `/task/${task.id}`, tokens.bob)),
+      );
+      for (const { body } of answers) assert.equal(body.errno, 0, body.error);
+      const joined = await view(entry);
+      assert.deepEqual(statuses(joined, "close"), [TODO], "the join fired once");
+      assert.equal(
+        joined.tasks.filter((task) => task.code.startsWith("part") && task.status === DONE).length,
+        20,
+      );
     });
 
     it("keeps a kill of a parent racing the end of its sub-process consistent, whichever comes first", async () => {
