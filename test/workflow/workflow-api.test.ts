@@ -432,6 +432,67 @@ for (const mode of await testModes()) {
       assert.match(past9999.body.error, /timestamps/);
     });
 
+    it("answers each refusal of 3.1, 3.2, 4.1, 4.2 and 4.5 with its errno and changes nothing", async () => {
+      const refusal = async (method: string, path: string, token: string, params: Record<string, string>) => {
+        const { status, body } = await call(method, path, token, params);
+        assert.equal(status, 200, `${method} ${path}`);
+        return [body.errno, body.ecode];
+      };
+      assert.deepEqual(
+        await refusal("PUT", "/process", tokens.alice!, { code: "leave", entrance: "side-door" }),
+        [42208, "UNKNOWN_ENTRANCE"],
+      );
+      const noVersion = { version: "00000000-0000-0000-0000-000000000000" };
+      assert.deepEqual(await refusal("GET", "/app/leave", sys, noVersion), [40404, "VERSION_NOT_FOUND"]);
+      assert.deepEqual(await refusal("POST", "/app/leave", sys, { online: noVersion.version }), [
+        40404,
+        "VERSION_NOT_FOUND",
+      ]);
+
+      const { entry, task } = await start(tokens.alice!);
+      await call("POST", `/task/${task.id}`, tokens.alice!);
+      const seen = async () => (await call<Process>("GET", `/process/${entry}`, sys)).body.entities[0]!;
+      const before = await seen();
+      const department = before.tasks.find((t) => t.code === "department")!;
+      const at = `/task/${department.id}`;
+      assert.deepEqual(await refusal("POST", at, tokens.carol!, {}), [42201, "ACTION_REQUIRED"]);
+      assert.deepEqual(await refusal("POST", at, tokens.carol!, { actionCode: "maybe" }), [
+        42202,
+        "UNKNOWN_ACTION",
+      ]);
+      assert.deepEqual(await refusal("POST", at, tokens.carol!, { actionId: "9" }), [
+        42202,
+        "UNKNOWN_ACTION",
+      ]);
+      assert.deepEqual(await refusal("POST", at, tokens.carol!, { actionCode: "reject" }), [
+        42203,
+        "REMARK_REQUIRED",
+      ]);
+      assert.deepEqual(await refusal("POST", at, sys, { userId: "bob" }), [40301, "NOT_A_CANDIDATE"]);
+      const process = `/process/${entry}`;
+      assert.deepEqual(await refusal("POST", process, tokens.alice!, { action: "rate", rating: "5" }), [
+        40906,
+        "PROCESS_NOT_ENDED",
+      ]);
+      assert.deepEqual(await refusal("POST", process, tokens.alice!, { action: "resume" }), [
+        40904,
+        "PROCESS_NOT_SUSPENDED",
+      ]);
+      assert.deepEqual(await seen(), before, "the refusals changed nothing");
+
+      // `actionId` wins over `actionCode`; a sys token handles for the candidate its userId names.
+      const handled = await call<Task>("POST", at, sys, {
+        userId: "carol",
+        actionId: "1",
+        actionCode: "reject",
+      });
+      assert.equal(handled.body.errno, 0, handled.body.error);
+      assert.deepEqual(
+        [handled.body.entities[0]!.actionName, handled.body.entities[0]!.actionUser?.account],
+        ["Approve", "carol"],
+      );
+    });
+
     it("lets the handler take a task back, and an administrator change who may handle one", async () => {
       const { entry, task } = await start(tokens.alice!);
       await call("POST", `/task/${task.id}`, tokens.alice!);
@@ -604,6 +665,25 @@ for (const mode of await testModes()) {
         collected.body.entities.map((task) => task.collect),
         ["collected"],
       );
+      // A code is spent once.
+      const again = await call<unknown>("PUT", "/process", tokens.alice!, {
+        code: "loan",
+        data: JSON.stringify({ book: "B-1" }),
+      });
+      const [, , , againFirst] = again.body.entities as [number, number, string, Task];
+      const collectAgain = await call<Task>("POST", `/task/${againFirst.id}`, tokens.alice!);
+      assert.equal(collectAgain.body.errno, 0, collectAgain.body.error);
+      const waiting = (await call<Task & { collect: string }>("GET", "/thing/B-1/tasks", tokens.alice!)).body
+        .entities;
+      const reused = await call(
+        "POST",
+        `/task/${waiting.find((t) => t.collect === "mine")!.id}`,
+        tokens.bob!,
+        {
+          pickup,
+        },
+      );
+      assert.deepEqual([reused.body.errno, reused.body.ecode], [40905, "PICKUP_USED"]);
     });
 
     it("reads an app with its form and versions, and takes versions on and off line per data mode", async () => {

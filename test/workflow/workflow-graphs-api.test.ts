@@ -285,7 +285,23 @@ const fanOut = (() => {
   };
 })();
 
+/** Starts itself as its sub-process: each level's form is handled at once, so it would nest for ever. */
+const recursive = {
+  graph: {
+    nodes: [
+      { kind: "start", code: "apply" },
+      { kind: "subprocess", code: "again", workflow: "recursive", data: {} },
+      { kind: "end", code: "done" },
+    ],
+    edges: [
+      { from: "apply", to: "again" },
+      { from: "again", to: "done" },
+    ],
+  },
+};
+
 const DEFINITIONS: [string, unknown][] = [
+  ["recursive", recursive],
   ["fanOut", fanOut],
   ["stuck", stuck],
   ["grandchild", grandchild],
@@ -498,6 +514,16 @@ for (const mode of await testModes()) {
       assert.equal((await act(entry, { action: "kill" })).body.errno, 0);
       assert.equal((await view(entry)).status, "killed");
       assert.equal((await view(child.id)).status, "killed");
+    });
+
+    it("refuses to nest sub-processes deeper than 16 levels, and nothing of the attempt stays", async () => {
+      const { entry, first } = await start("recursive");
+      await refused([42212, "SUBPROCESS_TOO_DEEP"], "POST", `/task/${first.id}`, tokens.alice);
+      const process = await view(entry);
+      assert.deepEqual(statuses(process, "apply"), [TODO], "the form is still to be handed in");
+      assert.deepEqual(tasksAt(process, "again"), []);
+      const started = await call("GET", "/user/alice/processes/doing", sys, { app: "recursive" });
+      assert.equal(started.body.total, 1, "none of the sub-processes it started stays");
     });
 
     it("lets a parent suspended while its sub-process ended go on when it is resumed", async () => {
