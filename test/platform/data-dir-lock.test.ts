@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { adminCli } from "../support/admin-cli.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../support/platform.ts";
 
 const portal = {
@@ -10,28 +11,6 @@ const portal = {
   secret: "a-secret-of-at-least-32-characters-0123",
   name: "Course portal",
 };
-
-/** Runs the admin CLI on an embedded data directory: its exit code and what it printed. */
-function adminCli(
-  dataDir: string,
-  ...args: string[]
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "bin/admin.ts", ...args], {
-      env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: "error" },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, out, err }));
-  });
-}
 
 /** The id of a process that has ended. */
 function endedProcessId(): Promise<number> {
