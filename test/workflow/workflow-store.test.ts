@@ -165,10 +165,13 @@ for (const mode of await testModes()) {
       submitTask(db.sql, { tenantId, test: false, taskId, actor: { user: users[account]! }, sys: false });
 
     /** Runs `work` while `entruster` has entrusted the leave app to `entrustee` (for the hour around now). */
-    const whileEntrusted = async (entruster: string, entrustee: string, work: () => Promise<void>) => {
-      await db.sql`
-        insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
-        values (${tenantId}, ${users[entruster]!}, ${users[entrustee]!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
+    /** Runs `work` while each [entruster, entrustee] pair's delegation of the leave app is in force. */
+    const whileEntrusted = async (pairs: [string, string][], work: () => Promise<void>) => {
+      for (const [entruster, entrustee] of pairs) {
+        await db.sql`
+          insert into workflow_entrustments (tenant_id, entruster_id, entrustee_id, app_id, valid_from, valid_to)
+          values (${tenantId}, ${users[entruster]!}, ${users[entrustee]!}, ${leave.id}, now() - interval '1 hour', now() + interval '1 hour')`;
+      }
       try {
         await work();
       } finally {
@@ -215,7 +218,7 @@ for (const mode of await testModes()) {
     });
 
     it("hands a task to the entrustee of its candidate, who handles it for the candidate", async () => {
-      await whileEntrusted("carol", "bob", async () => {
+      await whileEntrusted([["carol", "bob"]], async () => {
         const started = await startAs("alice", leave, { days: 1, reason: "x" });
         await handleAs("alice", started.firstTask.id);
         const entrusted = (await todoOf("bob")).find((row) => row.entrustedBy === users.carol);
@@ -227,8 +230,27 @@ for (const mode of await testModes()) {
       });
     });
 
+    it("follows a chain of delegations to its end once, ignoring the cycle back", async () => {
+      const chain: [string, string][] = [
+        ["carol", "bob"],
+        ["bob", "dan"],
+        ["dan", "carol"],
+      ];
+      await whileEntrusted(chain, async () => {
+        const started = await startAs("alice", leave, { days: 1, reason: "x" });
+        await handleAs("alice", started.firstTask.id);
+        const [own] = (await todoOf("carol")).filter((row) => row.entrustedBy === null);
+        assert.ok(own, "carol's own department step");
+        const rowsOf = async (account: string) =>
+          (await todoOf(account)).filter((row) => row.taskId === own.taskId).map((row) => row.entrustedBy);
+        assert.deepEqual(await rowsOf("carol"), [null], "the cycle back to carol adds nothing");
+        assert.deepEqual(await rowsOf("bob"), [users.carol]);
+        assert.deepEqual(await rowsOf("dan"), [users.carol], "through bob, on carol's behalf");
+      });
+    });
+
     it("gives the entrustee of an initiator the first step of a process it starts, in both inboxes", async () => {
-      await whileEntrusted("alice", "dan", async () => {
+      await whileEntrusted([["alice", "dan"]], async () => {
         const started = await startAs("alice", leave, { days: 1, reason: "x" });
         const delegated = (await todoOf("dan")).find((row) => row.taskId === started.firstTask.id);
         assert.equal(delegated?.entrustedBy, users.alice, "dan has alice's first step, marked entrusted");
