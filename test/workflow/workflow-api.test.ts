@@ -569,6 +569,27 @@ for (const mode of await testModes()) {
         await call("POST", `/task/${task.id}`, tokens.alice!);
         const view = await call<Process>("GET", `/process/${entry}`, tokens.bob!);
         assert.equal(view.body.errno, 0, "bob sees the process he may handle");
+        // 2.8's includeExecutors names who may handle each to-do task, the delegate too.
+        type WithExecutors = Omit<Process, "tasks"> & {
+          pendingTasks: string;
+          tasks: (Task & { executors?: { account: string }[] })[];
+        };
+        const executors = await call<WithExecutors>("GET", `/process/${entry}`, sys, {
+          includeExecutors: "true",
+        });
+        const withExecutors = executors.body.entities[0]!;
+        assert.equal(withExecutors.pendingTasks, "Department approval");
+        assert.deepEqual(
+          withExecutors.tasks
+            .find((t) => t.code === "department")!
+            .executors?.map((user) => user.account)
+            .sort(),
+          ["bob", "carol"],
+        );
+        assert.equal(
+          Object.hasOwn(view.body.entities[0]!.tasks.find((t) => t.code === "department")!, "executors"),
+          false,
+        );
         const notDans = await call("GET", `/process/${entry}`, tokens.dan!);
         assert.equal(
           notDans.body.ecode,
