@@ -414,6 +414,38 @@ for (const mode of await testModes()) {
         messenger.body.entities.map((activity) => [activity.tags, activity.description]),
         [["COMPENSATE", "compensate: refund the deposit"]],
       );
+      // 4.13's filters, each narrowing the process's records.
+      type Record = { id: string; description: string; level: string; user: string | null; entryId: number };
+      const records = async (params: { [name: string]: string }, ref: string | number = other.entry) =>
+        (await call<Record>("GET", `/process/${ref}/activities`, sys, params)).body;
+      const all = await records({});
+      assert.ok(all.total >= 4, `${all.total} records`);
+      assert.deepEqual(
+        (await records({ keyword: "deposit" })).entities.map((record) => record.description),
+        ["compensate: refund the deposit"],
+      );
+      assert.ok((await records({ userId: "carol" })).entities.every((record) => record.user === "carol"));
+      assert.ok((await records({ userId: "carol" })).total > 0);
+      const now = Math.floor(Date.now() / 1000);
+      assert.equal((await records({ timestamps: `${now - 600}~${now + 600}` })).total, all.total);
+      assert.equal((await records({ timestamps: "0~1000" })).total, 0);
+      assert.equal((await records({ levels: "WARNING" })).total, 0);
+      assert.equal((await records({ levels: "INFO" })).total, all.total);
+      const [firstPage, secondPage] = [
+        await records({ limit: "1" }),
+        await records({ start: "1", limit: "1" }),
+      ];
+      assert.deepEqual(
+        [firstPage.total, firstPage.entities.length, firstPage.entities[0]!.id, secondPage.entities[0]!.id],
+        [all.total, 1, all.entities[0]!.id, all.entities[1]!.id],
+      );
+      const everyLeave = await records({ app: "leave", limit: "1000" }, "*");
+      assert.ok(everyLeave.entities.some((record) => record.entryId === other.entry));
+      assert.ok(
+        !(await records({ app: "survey", limit: "1000" }, "*")).entities.some(
+          (r) => r.entryId === other.entry,
+        ),
+      );
       const killed = await call<Process>("POST", `/process/${other.entry}`, tokens.alice!, {
         action: "kill",
       });
