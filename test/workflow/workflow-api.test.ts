@@ -550,6 +550,21 @@ for (const mode of await testModes()) {
       );
       const notHers = await call("DELETE", `/task/${department.id}`, tokens.carol!);
       assert.equal(notHers.body.ecode, "WITHDRAW_NOT_ALLOWED");
+      const records = await call<{ tags: string }>("GET", `/process/${entry}/activities`, sys);
+      assert.equal(records.body.entities[0]!.tags, "INSTANCE_WITHDRAW", "the withdraw is recorded");
+      const cancelled = (await call<Process>("GET", `/process/${entry}`, sys)).body.entities[0]!.tasks;
+      assert.ok(!cancelled.some((t) => t.id === department.id), "the step it led to is gone");
+
+      // Handed in again and approved: the step it led to has been handled, so it stays.
+      await call("POST", `/task/${task.id}`, tokens.alice!);
+      const again = (await call<Process>("GET", `/process/${entry}`, sys)).body.entities[0]!;
+      const next = again.tasks.find((t) => t.code === "department" && t.status === 1)!;
+      assert.equal(
+        (await call("POST", `/task/${next.id}`, tokens.carol!, { actionCode: "approve" })).body.errno,
+        0,
+      );
+      const late = await call("DELETE", `/task/${task.id}`, tokens.alice!);
+      assert.equal(late.body.ecode, "WITHDRAW_NOT_ALLOWED");
     });
 
     it("hands a delegated task to the entrustee, who handles it for the entruster", async () => {
