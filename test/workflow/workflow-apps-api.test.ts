@@ -255,6 +255,32 @@ for (const mode of await testModes()) {
       await ok("DELETE", "/user/alice/entrustees/bob", taskSys);
     });
 
+    it("3.2 starts the Workflow application's own workflow, the one others name, ready ones only", async () => {
+      type Started = [number, number, string, { id: string }];
+      const view = async (entry: number) =>
+        (await ok<Process & { businessId: string | null }>("GET", `/process/${entry}`, sys)).entities[0]!;
+      const own = await ok<unknown>("PUT", "/process", ownWorkflowSys, {
+        userId: "alice",
+        businessId: "HR-42",
+      });
+      const [ownEntry] = own.entities as Started;
+      const ownProcess = await view(ownEntry);
+      assert.deepEqual(
+        [ownProcess.app.code, ownProcess.owner.account, ownProcess.businessId],
+        ["leave", "alice", "HR-42"],
+      );
+      const another = await call("PUT", "/process", ownWorkflowSys, { userId: "alice", code: "survey" });
+      assert.equal(another.body.ecode, "WORKFLOW_MISMATCH");
+      const unnamed = await call("PUT", "/process", sys, { userId: "alice" });
+      assert.deepEqual([unnamed.body.errno, unnamed.body.ecode], [40403, "APP_NOT_FOUND"]);
+      assert.match(unnamed.body.error, /^code:/);
+      const closed = await call("PUT", "/process", sys, { userId: "alice", code: "closed" });
+      assert.equal(closed.body.ecode, "APP_NOT_STARTABLE", "an app not ready is not started");
+      // A user token starts for its own user whoever userId names.
+      const mine = await ok<unknown>("PUT", "/process", tokens.alice!, { code: "leave", userId: "bob" });
+      assert.equal((await view((mine.entities as Started)[0])).owner.account, "alice");
+    });
+
     it("4.3 lists the apps a user administers, and those they may view (administered ones too)", async () => {
       assert.deepEqual(codes(await ok<App>("GET", "/me/apps/admin", tokens.carol!)), ["leave"]);
       assert.deepEqual(codes(await ok<App>("GET", "/me/apps/guest", tokens.carol!)), ["leave", "survey"]);
