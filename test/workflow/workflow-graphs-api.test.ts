@@ -867,6 +867,35 @@ for (const mode of await testModes()) {
       );
     });
 
+    it("keeps a process on the version it started on when a newer one goes on line", async () => {
+      const put = (domain: string, code: string, definition: unknown, token = ADMIN_TOKEN) =>
+        fetch(`${platform.url}/admin/workflows/${domain}/${code}/versions`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ definition, online: true, app: { name: code } }),
+        });
+      assert.equal((await put("example.edu", "versioned", simple)).status, 200);
+      const early = await startAndApply("versioned");
+      const shorter = structuredClone(simple);
+      shorter.graph.nodes = shorter.graph.nodes.filter((node) => node.code !== "after");
+      shorter.graph.edges = [
+        { from: "apply", to: "approve" },
+        { from: "approve", to: "done" },
+      ];
+      const second = await put("example.edu", "versioned", shorter);
+      assert.equal(second.status, 200, await second.clone().text());
+      assert.equal(((await second.json()) as { number: number }).number, 2);
+      const late = await startAndApply("versioned");
+
+      await ok<Task>("POST", `/task/${tasksAt(await view(early), "approve")[0]!.id}`, tokens.bob);
+      assert.deepEqual(statuses(await view(early), "after"), [TODO], "the first version's flow");
+      await ok<Task>("POST", `/task/${tasksAt(await view(late), "approve")[0]!.id}`, tokens.bob);
+      assert.equal((await view(late)).status, "done", "the second version's flow");
+
+      assert.equal((await put("nowhere.edu", "versioned", simple)).status, 404, "an unknown tenant");
+      assert.equal((await put("example.edu", "versioned", simple, "not-the-admin-token")).status, 401);
+    });
+
     it("keeps a kill of a parent racing the end of its sub-process consistent, whichever comes first", async () => {
       const outcomes = { endedFirst: 0, killedFirst: 0 };
       for (let attempt = 0; attempt < 20; attempt++) {
