@@ -227,6 +227,55 @@ for (const mode of await testModes()) {
       assert.equal(submitted.body.entities[0]!.milestone?.name, "Granted");
     });
 
+    it("sends a long leave through the dean and the hand-over countersign, joining once; a rejection ends it", async () => {
+      const steps = async (entry: number) =>
+        (await call<Process>("GET", `/process/${entry}`, sys)).body.entities[0]!.states.map(
+          (state) => state.code,
+        );
+      /** The to-do task of a step, the one `account` may handle when the step has several. */
+      const openTask = async (entry: number, code: string, account?: string) =>
+        (
+          await call<Process>("GET", `/process/${entry}`, sys, { includeExecutors: "true" })
+        ).body.entities[0]!.tasks.find(
+          (t) =>
+            t.code === code &&
+            t.status === 1 &&
+            (!account ||
+              (t as Task & { executors: { account: string }[] }).executors.some(
+                (user) => user.account === account,
+              )),
+        )!.id;
+      const handle = async (taskId: string, token: string, params: Record<string, string> = {}) => {
+        const answer = await call<Task>("POST", `/task/${taskId}`, token, params);
+        assert.equal(answer.body.errno, 0, answer.body.error);
+      };
+
+      const long = await start(tokens.alice!, {
+        data: JSON.stringify({ days: 5, reason: "a sabbatical", reviewers: ["bob", "erin"] }),
+      });
+      await handle(long.task.id, tokens.alice!);
+      await handle(await openTask(long.entry, "department"), tokens.carol!, { actionCode: "approve" });
+      assert.deepEqual(
+        (await steps(long.entry)).sort(),
+        ["dean", "hand-over"],
+        "more than three days: both branches",
+      );
+      await handle(await openTask(long.entry, "hand-over", "bob"), tokens.bob!);
+      await handle(await openTask(long.entry, "dean"), tokens.dan!);
+      assert.deepEqual(await steps(long.entry), ["hand-over"], "the countersign waits for its last member");
+      await handle(await openTask(long.entry, "hand-over"), tokens.erin!);
+      assert.deepEqual(await steps(long.entry), ["record"], "the join fired once");
+
+      const refused = await start(tokens.alice!);
+      await handle(refused.task.id, tokens.alice!);
+      await handle(await openTask(refused.entry, "department"), tokens.carol!, {
+        actionCode: "reject",
+        remark: "busy",
+      });
+      const ended = (await call<Process>("GET", `/process/${refused.entry}`, sys)).body.entities[0]!;
+      assert.deepEqual([ended.status, ended.states], ["done", []], "the reject edge leads to the end");
+    });
+
     it("refuses data that is not JSON or breaks the form, naming the field", async () => {
       const notJson = await call("PUT", "/process", tokens.alice!, { code: "leave", data: "{days:" });
       assert.deepEqual([notJson.body.errno, notJson.body.ecode], [42209, "DATA_INVALID"]);
