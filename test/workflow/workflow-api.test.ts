@@ -621,6 +621,11 @@ for (const mode of await testModes()) {
       const window = { app: "leave", from: String(now - 60), to: String(now + 3600) };
       const refused = await call("PUT", "/user/carol/entrustees/dan", tokens.bob!, window);
       assert.equal(refused.body.ecode, "NOT_YOUR_OWN");
+      const backwards = await call("PUT", "/user/carol/entrustees/dan", tokens.carol!, {
+        ...window,
+        to: String(now - 120),
+      });
+      assert.deepEqual([backwards.body.ecode, backwards.body.error], ["DATA_INVALID", "to: after from"]);
       const put = await call<{ entrustee: { account: string }; from: number }>(
         "PUT",
         "/user/carol/entrustees/bob",
@@ -734,6 +739,8 @@ for (const mode of await testModes()) {
       );
       assert.equal(made.body.errno, 0, made.body.error);
       const { pickup } = made.body.entities[0]!;
+      const expired = await call("PUT", "/thing/B-2/pickup", sys, { expire: "1000" });
+      assert.deepEqual([expired.body.ecode, expired.body.error], ["DATA_INVALID", "expire: a time to come"]);
       assert.match(pickup, /^[2-9A-Z]{8}$/);
       assert.equal((await call<{ name: string }>("GET", "/thing/B-1", sys)).body.entities[0]!.name, "A book");
       // Items and their codes belong to the data mode they were made in.
@@ -835,6 +842,26 @@ for (const mode of await testModes()) {
       assert.equal(readyOnTestData.body.ecode, "DATA_INVALID");
       assert.match(readyOnTestData.body.error, /^ready:/);
       assert.equal((await call<App>("GET", "/app/leave", sys)).body.entities[0]!.ready, true);
+      const described = await call<App & { department: string; contact: string }>("POST", "/app/leave", sys, {
+        department: "Human resources",
+        contact: "hr@example.edu",
+      });
+      assert.deepEqual(
+        [described.body.entities[0]!.department, described.body.entities[0]!.contact],
+        ["Human resources", "hr@example.edu"],
+      );
+      // With beta, the formal API takes a version on and off line for test data.
+      await call("POST", "/app/leave", sys, { offline: version }, "/apis/v2d");
+      const offForTests = await call(
+        "PUT",
+        "/process",
+        tokens.alice!,
+        { code: "leave", data: "{}" },
+        "/apis/v2d",
+      );
+      assert.equal(offForTests.body.ecode, "APP_NOT_STARTABLE");
+      const betaOn = await call("POST", "/app/leave", sys, { online: version, beta: "true" });
+      assert.equal(betaOn.body.errno, 0, betaOn.body.error);
       const testStart = await call(
         "PUT",
         "/process",
