@@ -11,7 +11,8 @@ type Block =
   | { t: "seq"; items: Block[] }
   | { t: "xor"; branches: Block[] }
   | { t: "and"; branches: Block[] }
-  | { t: "dyn"; body: Block };
+  | { t: "dyn"; body: Block }
+  | { t: "sub" };
 
 const blockArbitrary = fc.letrec<{ block: Block }>((tie) => ({
   block: fc.oneof(
@@ -35,6 +36,7 @@ const blockArbitrary = fc.letrec<{ block: Block }>((tie) => ({
       branches: fc.array(tie("block"), { minLength: 2, maxLength: 3 }),
     }),
     fc.record({ t: fc.constant("dyn" as const), body: tie("block") }),
+    fc.constant({ t: "sub" as const }),
   ),
 })).block;
 
@@ -96,6 +98,11 @@ function definitionOf(root: Block): WorkflowDefinitionInput {
         }
         return { first: split, lasts: [join] };
       }
+      case "sub": {
+        const code = next("sub");
+        nodes.push({ kind: "subprocess", code, workflow: "child", data: {} });
+        return { first: code, lasts: [code] };
+      }
       case "dyn": {
         const split = next("dyn");
         const join = next("join");
@@ -127,6 +134,7 @@ type Step =
   | { op: "handle"; pick: number; action: number }
   | { op: "withdraw"; pick: number }
   | { op: "reassign"; pick: number }
+  | { op: "childEnds"; pick: number; killed: boolean }
   | { op: "suspend" }
   | { op: "resume" }
   | { op: "kill" };
@@ -138,6 +146,10 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("withdraw" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("reassign" as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant("childEnds" as const), pick: fc.nat(), killed: fc.boolean() }),
+  },
   { weight: 1, arbitrary: fc.constant({ op: "suspend" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "resume" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "kill" as const }) },
@@ -146,8 +158,21 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
 function checkInvariants(process: MemoryProcess): void {
   const { state } = process;
   const open = state.tasks.filter((task) => task.status === "todo" || task.status === "waiting");
+  // A sub-process step waits on its child; one whose child ended while the process was suspended
+  // is done without a trail, and the process goes on past it when resumed.
+  const waitingOnChildren = state.tasks.some(
+    (task) =>
+      task.status === "subprocess" ||
+      (state.status === "suspended" &&
+        task.status === "done" &&
+        task.trail === null &&
+        task.node.startsWith("sub")),
+  );
   if (state.status === "doing" || state.status === "suspended") {
-    assert.ok(open.length > 0, "a process that has not ended has an open task");
+    assert.ok(
+      open.length > 0 || waitingOnChildren,
+      "a process that has not ended has an open task or waits on a sub-process",
+    );
   } else {
     assert.equal(open.length, 0, "an ended process has no open task");
   }
@@ -203,6 +228,12 @@ describe("engine properties", () => {
                 const task = done[step.pick % done.length]!;
                 result = await process.apply({ kind: "withdraw", task: task.id, user: task.handler! });
                 handledCount.set(task.id, (handledCount.get(task.id) ?? 0) - 1);
+              } else if (step.op === "childEnds") {
+                const waiting = process.state.tasks.filter((task) => task.status === "subprocess");
+                if (waiting.length === 0) continue;
+                const task = waiting[step.pick % waiting.length]!;
+                const status = step.killed ? "killed" : "done";
+                result = await process.apply({ kind: "childEnded", task: task.id, status });
               } else if (step.op === "reassign") {
                 // Also a countersign member still waiting for its turn.
                 const open = process.state.tasks.filter(
