@@ -147,6 +147,8 @@ for (const mode of await testModes()) {
               password: PASSWORD,
             })),
             { tenant: "other.edu", account: "olga", name: "olga", email: "olga@other.edu" },
+            // Reachable on no channel: no e-mail address, no phone.
+            { tenant: "example.edu", account: "quinn", name: "quinn", password: PASSWORD },
           ],
         },
       );
@@ -248,6 +250,19 @@ for (const mode of await testModes()) {
       const refused = await remind(task.id);
       assert.equal(refused.status, 200);
       assert.deepEqual([refused.body.errno, refused.body.ecode], [40901, "TASK_ALREADY_HANDLED"]);
+      const activities = await call("GET", `/process/${entry}/activities`, sys, {
+        categories: "NOTIFICATION",
+      });
+      assert.equal(activities.body.total, 0);
+    });
+
+    it("refuses a task none of whose handlers has an address on the reminder's channel", async () => {
+      const { entry, task } = await start(sys, { userId: "quinn" });
+      const refused = await remind(task.id);
+      assert.deepEqual(
+        [refused.status, refused.body.errno, refused.body.ecode],
+        [200, 42213, "NO_RECIPIENT"],
+      );
       const activities = await call("GET", `/process/${entry}/activities`, sys, {
         categories: "NOTIFICATION",
       });
