@@ -230,6 +230,25 @@ for (const mode of await testModes()) {
       });
     });
 
+    it("leaves a task assigned before a delegation opened with its candidate alone", async () => {
+      const before = await startAs("alice", leave, { days: 1, reason: "x" });
+      await handleAs("alice", before.firstTask.id);
+      const [earlier] = (await todoOf("carol")).filter((row) => row.entrustedBy === null);
+      await whileEntrusted([["carol", "bob"]], async () => {
+        const bobs = await todoOf("bob");
+        assert.ok(
+          !bobs.some((row) => row.taskId === earlier!.taskId),
+          "the earlier task stays carol's alone",
+        );
+        const during = await startAs("alice", leave, { days: 1, reason: "y" });
+        await handleAs("alice", during.firstTask.id);
+        const delegated = (await todoOf("bob")).filter((row) => row.entrustedBy === users.carol);
+        assert.equal(delegated.length, 1, "a task assigned while it is in force reaches bob");
+        await handleAs("bob", delegated[0]!.taskId, "approve");
+      });
+      await handleAs("carol", earlier!.taskId, "approve");
+    });
+
     it("follows a chain of delegations to its end once, ignoring the cycle back", async () => {
       const chain: [string, string][] = [
         ["carol", "bob"],
