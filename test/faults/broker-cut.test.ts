@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import sharp from "sharp";
 import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
-import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
+import { distributedSetup, PlatformProcess, requireRealServices } from "../support/platform-processes.ts";
 import { closeVhostConnections, TcpProxy } from "../support/rabbit.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { issueToken } from "../support/tokens.ts";
@@ -15,6 +15,8 @@ const SECONDS = 9;
 const CUTS = 2;
 
 describe("the broker closes every connection while the gateway publishes and workers consume", () => {
+  before(requireRealServices);
+
   it("each send is answered 200 or 503 with the envelope; everything accepted is delivered once; consumers resume", async () => {
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 5);
     const setup = await distributedSetup(

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
-import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
+import { distributedSetup, PlatformProcess, requireRealServices } from "../support/platform-processes.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 
 const run = promisify(execFile);
@@ -23,6 +23,8 @@ async function restartPostgres(): Promise<number> {
 type Kind = "token" | "send" | "status";
 
 describe("Postgres restarted under load", () => {
+  before(requireRealServices);
+
   it("requests in flight fail with 503 and the envelope, then succeed again without restarting the platform", async () => {
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }));
     const setup = await distributedSetup(

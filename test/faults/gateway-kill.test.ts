@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
-import { distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
+import { distributedSetup, PlatformProcess, requireRealServices } from "../support/platform-processes.ts";
 import { TcpProxy } from "../support/rabbit.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { issueToken } from "../support/tokens.ts";
@@ -12,6 +12,8 @@ const SECRET = "kill-app-secret-0123456789abcdefghijklmno";
 const RECIPIENTS = 30;
 
 describe("the gateway killed between the database commit and the publish of a notification", () => {
+  before(requireRealServices);
+
   it("the sweeper publishes the jobs it never sent: every recipient gets the message once, and a retry by id changes nothing", async () => {
     const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }));
     const setup = await distributedSetup(

@@ -3,10 +3,15 @@ import { writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
 import { makePdf, sealPng } from "../support/pdf-fixtures.ts";
-import { type DistributedSetup, distributedSetup, PlatformProcess } from "../support/platform-processes.ts";
+import {
+  type DistributedSetup,
+  distributedSetup,
+  PlatformProcess,
+  requireRealServices,
+} from "../support/platform-processes.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { issueToken } from "../support/tokens.ts";
 import { waitFor } from "../support/wait.ts";
@@ -32,6 +37,8 @@ async function withProcesses(
 }
 
 describe("a worker killed (SIGKILL) in the middle of its work", () => {
+  before(requireRealServices);
+
   it("notifications: the survivor delivers the rest, each recipient exactly once by idempotency key, nothing pending", async () => {
     const RECIPIENTS = 40;
     const SENDS = 5;

@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { metricSamples } from "./metric-samples.ts";
 import { freePort, freshDatabase, tempDir, withBootstrap } from "./platform.ts";
 import { freshVhost } from "./rabbit.ts";
-import { realServices } from "./services.ts";
+import { realServices, realServicesSkip } from "./services.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -17,12 +17,22 @@ export interface DistributedSetup {
   cleanup(): Promise<void>;
 }
 
+/**
+ * A `before` hook for suites that need the real services: it fails at once, with what is missing,
+ * before any test starts a server or a process that would keep the run from ending.
+ */
+export async function requireRealServices(): Promise<void> {
+  if (!(await realServices())) throw new Error(`${FAULT_SERVICES_MISSING}: ${await realServicesSkip()}`);
+}
+
+const FAULT_SERVICES_MISSING = "the fault suite needs Postgres and RabbitMQ (DATABASE_URL, AMQP_URL)";
+
 export async function distributedSetup(
   bootstrap: unknown,
   settings: Record<string, string> = {},
 ): Promise<DistributedSetup> {
   const services = await realServices();
-  if (!services) throw new Error("the fault suite needs Postgres and RabbitMQ (DATABASE_URL, AMQP_URL)");
+  if (!services) throw new Error(FAULT_SERVICES_MISSING);
   const db = await freshDatabase(services.databaseUrl);
   const vhost = await freshVhost(services.amqpUrl);
   const dir = await tempDir("op-fault-");
