@@ -77,6 +77,48 @@ describe("process entries", () => {
     }
   });
 
+  it("`npm start` stops gracefully on a SIGTERM sent to npm alone, as a supervisor sends it", async () => {
+    const dir = await tempDir();
+    const child = spawn("npm", ["start"], {
+      cwd: ROOT,
+      env: bareEnv({ DATA_DIR: dir.path }),
+      detached: true,
+    });
+    const output = collect(child);
+    try {
+      await waitFor(
+        async () => {
+          try {
+            return (await fetch("http://127.0.0.1:8080/readyz")).status === 200;
+          } catch {
+            return false;
+          }
+        },
+        30_000,
+        "the platform to be ready on :8080",
+      );
+      process.kill(child.pid!, "SIGTERM");
+      // "close" comes once every process holding the output pipe, the platform included, has exited.
+      await once(child, "close", { signal: AbortSignal.timeout(30_000) });
+      const messages = output.stdout
+        .join("")
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line).msg);
+      assert.equal(messages.at(-1), "stopped", "the platform finished its graceful shutdown");
+      assert.ok(!messages.includes("second signal: exiting without finishing the shutdown"));
+      await assert.rejects(fetch("http://127.0.0.1:8080/healthz"), "the port is released");
+    } finally {
+      try {
+        // npm may be gone while the platform it started still holds the port.
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // Every process of the group has exited already.
+      }
+      await dir.remove();
+    }
+  });
+
   it("stops with one clear line when PORT is wrong", async () => {
     const { code, stderr } = await runToExit(["bin/platform.ts"], bareEnv({ PORT: "http" }));
     assert.equal(code, 78);
