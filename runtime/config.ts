@@ -110,6 +110,12 @@ export const ENVIRONMENT = {
     /** Hosts export templates may be fetched from, comma separated; `*.example.edu` for subdomains. */
     EXPORT_TEMPLATE_HOSTS: hostList().optional(),
     EXPORT_TEMPLATE_MAX_BYTES: integer(1024, 1024 ** 3).default(20 * 1024 * 1024),
+    /** Bytes a template's entries may inflate to together, those of archives inside it included. */
+    EXPORT_ARCHIVE_MAX_BYTES: integer(1024, 2 ** 32 - 1).default(100 * 1024 * 1024),
+    /** Times its compressed size a template's entry may inflate to, once past 1 MiB. */
+    EXPORT_ARCHIVE_MAX_RATIO: integer(1, 1100).default(100),
+    /** Entries of a template, those of archives inside it included (ZIP64 is refused, so at most 65535). */
+    EXPORT_ARCHIVE_MAX_ENTRIES: integer(1, 65_535).default(10_000),
     /** How long the gateway waits for an export worker (template fetch and rendering). */
     EXPORT_TIMEOUT_MS: integer(1000, 600_000).default(60_000),
     /** Time zone of dates filled into documents (`${when:yyyy-MM-dd HH:mm}`); default the host's. */
@@ -205,6 +211,8 @@ export interface Config {
   export: {
     templateHosts: string[];
     templateMaxBytes: number;
+    /** What a template may inflate to, checked before it is parsed. */
+    archive: { maxBytes: number; maxRatio: number; maxEntries: number };
     timeoutMs: number;
     timeZone: string;
     soffice: string;
@@ -305,6 +313,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     export: {
       templateHosts: e.EXPORT_TEMPLATE_HOSTS ?? [],
       templateMaxBytes: e.EXPORT_TEMPLATE_MAX_BYTES,
+      archive: {
+        maxBytes: e.EXPORT_ARCHIVE_MAX_BYTES,
+        maxRatio: e.EXPORT_ARCHIVE_MAX_RATIO,
+        maxEntries: e.EXPORT_ARCHIVE_MAX_ENTRIES,
+      },
       timeoutMs: e.EXPORT_TIMEOUT_MS,
       timeZone: e.EXPORT_TIME_ZONE ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
       soffice: e.EXPORT_SOFFICE,

@@ -15,6 +15,7 @@ import {
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { TemplateSource } from "../../runtime/template-source.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
+import { type ArchiveLimits, checkArchive } from "./archive-limits.ts";
 import { fieldTypesOf, imageSourcesIn, loadImages } from "./docx-images.ts";
 import { renderDocx } from "./docx-template.ts";
 import type { OfficeConverter } from "./office-converter.ts";
@@ -25,6 +26,8 @@ export interface ExportDeps {
   storage: FileStorage;
   templates: TemplateSource;
   converter: OfficeConverter;
+  /** What a template may inflate to: checked before any parser opens it. */
+  archiveLimits: ArchiveLimits;
   /** The zone dates in documents and spreadsheets are shown in. */
   timeZone: string;
 }
@@ -38,6 +41,7 @@ export function exportDocument(deps: ExportDeps) {
   return async (job: ExportJob, context: JobContext): Promise<JobOutcome<ExportResult>> => {
     try {
       const template = job.templateUri ? await deps.templates.fetch(job.templateUri) : undefined;
+      if (template) await checkArchive(template, deps.archiveLimits);
       const outputs =
         job.format === "xlsx"
           ? [

@@ -33,6 +33,7 @@ export const exportPart = workerPart({
             storage,
             templates,
             converter,
+            archiveLimits: config.export.archive,
             timeZone: config.export.timeZone,
           }),
         ),
