@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
-import { firstIssueMessage } from "../contracts/validation-issue.ts";
+import { issueField } from "../contracts/validation-issue.ts";
 import { loadChannel } from "./channel-plugins.ts";
 import { ConfigError } from "./config.ts";
 import { type Queryable, type Sql, transaction } from "./database.ts";
@@ -20,7 +20,20 @@ import { upsertSeal } from "./store/seals.ts";
 import { tenantByDomain, upsertTenant } from "./store/tenants.ts";
 import { upsertUser } from "./store/users.ts";
 
-/** Reads and validates the bootstrap file; a wrong file throws one line naming the field. */
+/** Problems of a wrong file listed at once, so one edit can fix them all; past this many, a count. */
+const MAX_PROBLEMS_LISTED = 20;
+
+/** Where in the text a JSON syntax error lies, as an editor shows it: `line 3, column 5`. */
+function syntaxErrorPlace(text: string, message: string): string {
+  const position = /at position (\d+)/.exec(message);
+  if (!position) return message;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `${message.replace(/ at position \d+.*$/, "")} at line ${line}, column ${column}`;
+}
+
+/** Reads and validates the bootstrap file; a wrong file throws a line per problem, each naming its field. */
 export async function readBootstrapFile(path: string): Promise<Bootstrap> {
   let text: string;
   try {
@@ -32,12 +45,19 @@ export async function readBootstrapFile(path: string): Promise<Bootstrap> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(`BOOTSTRAP_FILE ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(
+      `BOOTSTRAP_FILE ${path} is not valid JSON: ${syntaxErrorPlace(text, (error as Error).message)}`,
+    );
   }
   const parsed = bootstrapSchema.safeParse(json);
   if (!parsed.success) {
-    const problem = firstIssueMessage(parsed.error.issues, { root: "(top level)" });
-    throw new ConfigError(`BOOTSTRAP_FILE ${path}: ${problem}`);
+    const { issues } = parsed.error;
+    const problems = issues
+      .slice(0, MAX_PROBLEMS_LISTED)
+      .map((issue) => `BOOTSTRAP_FILE ${path}: ${issueField(issue) || "(top level)"}: ${issue.message}`);
+    if (issues.length > MAX_PROBLEMS_LISTED)
+      problems.push(`BOOTSTRAP_FILE ${path}: and ${issues.length - MAX_PROBLEMS_LISTED} more problems`);
+    throw new ConfigError(problems.join("\n"));
   }
   const bootstrap = resolveSecretVariables(parsed.data, `BOOTSTRAP_FILE ${path}`);
   for (const seal of bootstrap.seals) {

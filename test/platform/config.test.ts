@@ -125,8 +125,52 @@ describe("bootstrap file", () => {
       });
       await writeFile(file, JSON.stringify({ tenant: [] }));
       await assert.rejects(readBootstrapFile(file), /Unrecognized key/);
-      await writeFile(file, "{ not json");
-      await assert.rejects(readBootstrapFile(file), /is not valid JSON/);
+      await writeFile(file, '{\n  "tenants": [],\n  users: []\n}');
+      await assert.rejects(readBootstrapFile(file), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /is not valid JSON: .* at line 3, column 3$/);
+        return true;
+      });
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it("lists every field that breaks the schema at once, one line each", async () => {
+    const dir = await tempDir();
+    const file = join(dir.path, "bootstrap.json");
+    try {
+      await writeFile(
+        file,
+        JSON.stringify({
+          tenants: [
+            { domain: "Bad Domain", name: "x" },
+            { domain: "ok.edu", name: "OK" },
+            { domain: "Worse Domain", name: "y" },
+          ],
+        }),
+      );
+      await assert.rejects(readBootstrapFile(file), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        const lines = error.message.split("\n");
+        assert.equal(lines.length, 2, error.message);
+        assert.match(lines[0]!, /: tenants\.0\.domain: lower-case letters/);
+        assert.match(lines[1]!, /: tenants\.2\.domain: lower-case letters/);
+        return true;
+      });
+      await writeFile(
+        file,
+        JSON.stringify({
+          tenants: Array.from({ length: 25 }, (_, i) => ({ domain: `Bad ${i}`, name: "x" })),
+        }),
+      );
+      await assert.rejects(readBootstrapFile(file), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        const lines = error.message.split("\n");
+        assert.equal(lines.length, 21);
+        assert.match(lines[20]!, /and 5 more problems$/);
+        return true;
+      });
       await assert.rejects(readBootstrapFile(join(dir.path, "missing.json")), /cannot be read: ENOENT/);
     } finally {
       await dir.remove();
