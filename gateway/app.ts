@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Env, Hono } from "hono";
+import type { Context, Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
@@ -23,6 +23,7 @@ import { exportRoutes } from "./routes/export-routes.ts";
 import { feedAdminRoutes } from "./routes/feed-admin-routes.ts";
 import { fileRoutes } from "./routes/file-routes.ts";
 import { healthRoutes } from "./routes/health-routes.ts";
+import { landingRoutes } from "./routes/landing-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthMetadataRoutes, oauthRoutes } from "./routes/oauth-routes.ts";
@@ -120,6 +121,7 @@ export function createGateway(deps: GatewayDeps) {
     ),
   );
 
+  app.route("/", landingRoutes(deps));
   // /healthz and /readyz
   app.route("/", healthRoutes(deps));
   app.route("/metrics", metricsRoutes(deps));
@@ -156,6 +158,17 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/workflows", workflowAdminReadRoutes(deps));
     mountStoring("/admin", admin);
     mountStoring("/console", consoleRoutes(deps, seals, deps.config.adminToken));
+  } else {
+    // Off, and saying so: an operator who left ADMIN_TOKEN out learns why rather than guessing.
+    const off = (c: Context<GatewayEnv>) =>
+      errorResponse(
+        c,
+        new PlatformError(
+          ErrorCode.NotFound,
+          "the admin API and the console are off: start the platform with ADMIN_TOKEN (at least 32 characters) to turn them on",
+        ),
+      );
+    for (const path of ["/admin", "/admin/*", "/console", "/console/*"]) app.all(path, off);
   }
   app.route("/docs", docsRoutes());
 

@@ -53,7 +53,7 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode
   const app = new OpenAPIHono<GatewayEnv>();
   const read = requireToken(accessTokens, { scopes: ["sys_triple"], kind: "sys" });
   const edit = requireToken(accessTokens, { scopes: ["sys_triple_edit"], kind: "sys" });
-  const tags = ["Workflow: position"];
+  const tags = ["Directory"];
   const security = [{ bearer: [] }];
   const positionParam = z.object({ position: z.string().min(3).max(5000) });
   const operationId = (name: string) => workflowOperationId(mode, name);

@@ -79,7 +79,7 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: 
   const app = new OpenAPIHono<GatewayEnv>();
   const read = requireToken(accessTokens, { scopes: ["sys_triple"], kind: "sys" });
   const edit = requireToken(accessTokens, { scopes: ["sys_triple_edit"], kind: "sys" });
-  const tags = ["Workflow: triple"];
+  const tags = ["Directory"];
   const security = [{ bearer: [] }];
   const typeParam = z.enum(TYPES);
   const idcParam = z.string().min(1).max(360);

@@ -102,7 +102,7 @@ export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
     userId ? { userId, tenantId: claims.tenantId } : { userId: claims.userId!, tenantId: undefined };
   const me = "/me";
   const sys = "/user/{userId}";
-  const tags = ["Workflow: user"];
+  const tags = ["Directory"];
   const security = [{ bearer: [] }];
   const userIdParam = z.object({ userId: z.uuid() });
   const operationId = (name: string) => workflowOperationId(mode, name);

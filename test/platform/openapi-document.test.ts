@@ -103,6 +103,18 @@ describe("the OpenAPI document", () => {
           assert.ok(document.components.securitySchemes[scheme], `security scheme ${scheme} is not defined`);
   });
 
+  it("tags the directory's operations Directory, apart from the workflow's", () => {
+    for (const path of [
+      "/apis/v2/me/positions",
+      "/apis/v2/triple/{type}/{idc}",
+      "/apis/v2/position/{position}/users",
+    ]) {
+      const operations = Object.values(document.paths[path] ?? {}) as { tags?: string[] }[];
+      assert.ok(operations.length > 0, `${path} is documented`);
+      for (const operation of operations) assert.deepEqual(operation.tags, ["Directory"], path);
+    }
+  });
+
   it("names every operation with an operationId of its own", () => {
     const missing = operations.filter(([, , op]) => !op.operationId).map(([m, p]) => `${m} ${p}`);
     assert.deepEqual(missing, []);

@@ -61,6 +61,29 @@ for (const mode of await testModes()) {
       });
     });
 
+    it("shows a page at / that points to the reference, the console and the health checks", async () => {
+      const response = await fetch(`${platform.url}/`);
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
+      const page = await response.text();
+      for (const link of ["/docs", "/openapi.json", "/healthz", "/readyz"])
+        assert.ok(page.includes(`href="${link}"`), link);
+      assert.match(page, /off until the platform runs with <code>ADMIN_TOKEN<\/code>/);
+    });
+
+    it("says why the admin API and the console answer 404 when ADMIN_TOKEN is unset", async () => {
+      for (const path of ["/admin/tenants", "/admin", "/console", "/console/sign-in"]) {
+        const response = await fetch(`${platform.url}${path}`);
+        assert.equal(response.status, 404, path);
+        const body = (await response.json()) as { error: string };
+        assert.match(
+          body.error,
+          /the admin API and the console are off: start the platform with ADMIN_TOKEN/,
+          path,
+        );
+      }
+    });
+
     it("keeps a caller's request id and makes one otherwise", async () => {
       const given = await fetch(`${platform.url}/healthz`, { headers: { "x-request-id": "trace-abc-123" } });
       assert.equal(given.headers.get("x-request-id"), "trace-abc-123");

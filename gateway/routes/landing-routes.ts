@@ -1,0 +1,44 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+
+const landingRoute = createRoute({
+  method: "get",
+  path: "/",
+  operationId: "getLandingPage",
+  tags: ["Documentation"],
+  summary: "A page pointing to the API reference, the operator console and the health checks",
+  responses: {
+    200: { description: "an HTML page", content: { "text/html": { schema: z.string() } } },
+  },
+});
+
+function landingPage(adminOn: boolean): string {
+  const console = adminOn
+    ? `<li><a href="/console">Operator console</a>: tenants, applications, seals, channels, queues</li>`
+    : `<li>Operator console and admin API: off until the platform runs with <code>ADMIN_TOKEN</code> set (at least 32 characters)</li>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>University open platform</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{font-size:90%}</style>
+</head><body>
+<h1>University open platform</h1>
+<p>OAuth2-protected APIs for applications: seals, notifications, workflows, files and exports.</p>
+<ul>
+<li><a href="/docs">API reference</a> (<a href="/openapi.json">OpenAPI 3.1 document</a>)</li>
+<li><a href="/.well-known/oauth-authorization-server">OAuth2 server metadata</a></li>
+${console}
+<li><a href="/healthz">/healthz</a> (alive) and <a href="/readyz">/readyz</a> (database and broker reachable)</li>
+</ul>
+</body></html>
+`;
+}
+
+/** `/`: where a person who opens the platform's address in a browser finds their way. */
+export function landingRoutes(deps: GatewayDeps) {
+  const page = landingPage(Boolean(deps.config.adminToken));
+  return new OpenAPIHono<GatewayEnv>().openapi(landingRoute, (c) =>
+    c.html(page, 200, {
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    }),
+  );
+}
