@@ -33,7 +33,11 @@ runMain(async () => {
   const valid = command === "rotate-signing-key" || (WITH_ARGUMENT.has(command) && argument);
   if (!valid) throw new ConfigError(USAGE);
   const config = loadConfig();
-  const log = createLogger({ level: config.log.level === "info" ? "warn" : config.log.level, name: "admin" });
+  const log = createLogger({
+    ...config.log,
+    level: config.log.level === "info" ? "warn" : config.log.level,
+    name: "admin",
+  });
   const bootstrap = command === "apply" ? await readBootstrapFile(argument!) : undefined;
   const db = await openDatabase(config, log);
   try {

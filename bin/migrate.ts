@@ -7,7 +7,7 @@ import { runMain } from "../runtime/process-main.ts";
 // `npm run migrate`: applies pending migrations and exits.
 runMain(async () => {
   const config = loadConfig();
-  const log = createLogger({ level: config.log.level, name: "migrate" });
+  const log = createLogger({ ...config.log, name: "migrate" });
   const db = await openDatabase(config, log);
   try {
     const applied = await migrate(db.sql, log);

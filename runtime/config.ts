@@ -15,6 +15,7 @@ function defaultPoolSize(): number {
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_FORMATS = ["auto", "json", "pretty"] as const;
 
 /** Variables whose values are credentials: a configuration error names them without their value. */
 const SECRET_VARIABLES = new Set([
@@ -32,6 +33,7 @@ export const ENVIRONMENT = {
   process: {
     DATA_DIR: z.string().min(1).default("./data"),
     LOG_LEVEL: z.enum(LOG_LEVELS, `one of ${LOG_LEVELS.join(", ")}`).default("info"),
+    LOG_FORMAT: z.enum(LOG_FORMATS, `one of ${LOG_FORMATS.join(", ")}`).default("auto"),
     BOOTSTRAP_FILE: z.string().min(1).optional(),
     SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(25_000),
     WORKER_CONCURRENCY: integer(1, 1000).optional(),
@@ -177,7 +179,8 @@ export interface Config {
   database: { url: string | undefined; poolSize: number };
   /** Unset: the in-process broker. */
   broker: { url: string | undefined };
-  log: { level: (typeof LOG_LEVELS)[number] };
+  /** `format`: `auto` is pretty at a terminal, JSON otherwise. */
+  log: { level: (typeof LOG_LEVELS)[number]; format: (typeof LOG_FORMATS)[number] };
   bootstrapFile: string | undefined;
   shutdownTimeoutMs: number;
   /** Overrides the concurrency of every job kind in a worker process. */
@@ -272,7 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(e.DATA_DIR),
     database: { url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE },
     broker: { url: e.AMQP_URL },
-    log: { level: e.LOG_LEVEL },
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT },
     bootstrapFile: e.BOOTSTRAP_FILE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workerConcurrency: e.WORKER_CONCURRENCY,

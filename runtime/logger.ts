@@ -1,4 +1,5 @@
 import { type Logger, pino } from "pino";
+import { type LogFormat, prettyDestination, resolveLogFormat } from "./log-format.ts";
 
 export type { Logger };
 
@@ -20,14 +21,19 @@ const REDACTED_PATHS = [
   "query.access_token",
 ];
 
-export function createLogger(options: { level: string; name: string }): Logger {
-  return pino({
-    name: options.name,
-    level: options.level,
-    redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
-    base: { pid: process.pid },
-    // Epoch milliseconds: an ISO date string costs a third of a log line.
-    timestamp: pino.stdTimeFunctions.epochTime,
-    formatters: { level: (label) => ({ level: label }) },
-  });
+export function createLogger(options: { level: string; name: string; format?: "auto" | LogFormat }): Logger {
+  const pretty = resolveLogFormat(options.format ?? "json", process.stdout) === "pretty";
+  const destination = pretty ? prettyDestination(process.stdout) : undefined;
+  return pino(
+    {
+      name: options.name,
+      level: options.level,
+      redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
+      base: { pid: process.pid },
+      // Epoch milliseconds: an ISO date string costs a third of a log line.
+      timestamp: pino.stdTimeFunctions.epochTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
 }

@@ -40,7 +40,7 @@ export async function openPlatform(
     bootstrapEntries?: (bootstrap: Bootstrap) => BootstrapEntry[];
   },
 ): Promise<Platform> {
-  const log = createLogger({ level: config.log.level, name: processName });
+  const log = createLogger({ ...config.log, name: processName });
   const bootstrap = config.bootstrapFile ? await readBootstrapFile(config.bootstrapFile) : undefined;
   const db = await openDatabase(config, log, options.embeddedDatabase);
   let channels: LiveChannels;
