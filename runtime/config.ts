@@ -66,9 +66,14 @@ export const ENVIRONMENT = {
     ACCESS_TOKEN_TTL_SECONDS: integer(60, 86_400).default(3600),
     REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000).default(2_592_000),
     AUTHORIZATION_CODE_TTL_SECONDS: integer(10, 600).default(60),
-    /** Failed password attempts per account, and per client, before a lockout. */
+    /** Failed sign-ins of one account of one tenant before it is locked out (and the console's, per address). */
     LOGIN_MAX_FAILURES: integer(1, 1000).default(5),
+    /** The first lockout of an account or an address; each further failed sign-in doubles it. */
+    LOGIN_FIRST_LOCKOUT_SECONDS: integer(1, 86_400).default(30),
+    /** The longest lockout (and the console's lockout, and the window its failures are counted in). */
     LOGIN_LOCKOUT_SECONDS: integer(1, 86_400).default(900),
+    /** Failed sign-ins from one client address, whatever the account, within an hour before it is locked out. */
+    LOGIN_ADDRESS_MAX_FAILURES: integer(1, 100_000).default(100),
   },
   notify: {
     /** Delays between delivery attempts of notifications, in milliseconds. */
@@ -191,7 +196,9 @@ export interface Config {
     refreshTokenTtlSeconds: number;
     authorizationCodeTtlSeconds: number;
     loginMaxFailures: number;
+    loginFirstLockoutSeconds: number;
     loginLockoutSeconds: number;
+    loginAddressMaxFailures: number;
   };
   adminToken: string | undefined;
   metrics: { token: string | undefined; port: number | undefined };
@@ -286,7 +293,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       authorizationCodeTtlSeconds: e.AUTHORIZATION_CODE_TTL_SECONDS,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
+      loginFirstLockoutSeconds: e.LOGIN_FIRST_LOCKOUT_SECONDS,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
+      loginAddressMaxFailures: e.LOGIN_ADDRESS_MAX_FAILURES,
     },
     adminToken: e.ADMIN_TOKEN,
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },

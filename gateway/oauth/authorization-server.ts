@@ -19,9 +19,9 @@ import { tenantByDomain } from "../../runtime/store/tenants.ts";
 import { authenticateUser, tenantsWithAccount, type User, userById } from "../../runtime/store/users.ts";
 import type { AccessTokens } from "./access-tokens.ts";
 import type { ApplicationCache } from "./application-cache.ts";
-import type { LoginLimiter } from "./login-limiter.ts";
 import { invalidClient, oauthError } from "./oauth-errors.ts";
 import type { RefreshTokens } from "./refresh-tokens.ts";
+import type { SignInLimits } from "./sign-in-limits.ts";
 
 /** The token response of spec 000, exactly. */
 export interface TokenResponse {
@@ -43,7 +43,7 @@ export interface AuthorizationServerDeps {
   config: Config;
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
-  loginLimiter: LoginLimiter;
+  signInLimits: SignInLimits;
 }
 
 /** Which scopes a grant may carry: approved for the application and allowed for the grant type. */
@@ -113,6 +113,7 @@ export class AuthorizationServer {
   async password(
     app: Application,
     params: { username?: string; password?: string; scope?: string },
+    address: string,
   ): Promise<TokenResponse> {
     requireGrant(app, Grant.Password);
     if (!params.username || !params.password)
@@ -120,7 +121,7 @@ export class AuthorizationServer {
     if (app.secretHash === null)
       throw oauthError("unauthorized_client", "public clients cannot use the password grant");
     const scopes = grantableScopes(app, Grant.Password, params.scope);
-    const user = await this.authenticateWithLimits(app, params.username, params.password);
+    const user = await this.authenticateWithLimits(app, params.username, params.password, address);
     if (!user) throw oauthError("invalid_grant", "wrong username or password");
     return this.userTokens(app, user, Grant.Password, scopes);
   }
@@ -226,27 +227,33 @@ export class AuthorizationServer {
   }
 
   /**
-   * Checks a campus account's password under the per-account and per-client limits. The account is
+   * Checks a campus account's password under the per-account and per-address limits. The account is
    * looked up in the application's tenant, or for a global application as `account@domain`, or in
-   * the only tenant there is.
+   * the only tenant that has it.
    */
   async authenticateWithLimits(
     app: Application,
     username: string,
     password: string,
+    address: string,
   ): Promise<User | undefined> {
-    const { sql, loginLimiter } = this.deps;
-    const subjects = [`account:${username.toLowerCase()}`, `client:${app.id}`];
-    const lockedFor = await loginLimiter.lockedFor(subjects);
-    if (lockedFor > 0)
-      throw oauthError("invalid_grant", `too many failed attempts; try again in ${lockedFor} s`);
+    const { sql, signInLimits } = this.deps;
     const target = await resolveAccount(sql, app, username);
+    const attempt = { tenantId: target?.tenantId, account: target?.account ?? username, address };
+    const refusal = await signInLimits.begin(attempt);
+    if (refusal) {
+      const which = refusal.lockedOut === "account" ? "for this account" : "from this address";
+      throw oauthError(
+        "invalid_grant",
+        `too many failed attempts ${which}; try again in ${refusal.seconds} s`,
+      );
+    }
     const user = target ? await authenticateUser(sql, target.tenantId, target.account, password) : undefined;
     if (!user) {
-      await loginLimiter.recordFailure(subjects);
+      await signInLimits.failed(attempt);
       return undefined;
     }
-    await loginLimiter.recordSuccess(subjects[0]!);
+    await signInLimits.succeeded(attempt);
     return user;
   }
 

@@ -1,16 +1,30 @@
 import type { Sql } from "../../runtime/database.ts";
-import { clearLoginFailures, lockedSeconds, recordLoginFailure } from "../../runtime/store/login-failures.ts";
+import {
+  clearLoginFailures,
+  type LockoutRule,
+  lockedSeconds,
+  recordLoginFailure,
+} from "../../runtime/store/login-failures.ts";
 
 /**
- * Counts failed password attempts per subject (an account, a client) in Postgres, so the limit
- * holds across gateway processes; too many failures in a window lock the subject out for a while.
+ * Counts failed attempts per subject in Postgres, so the limit holds across gateway processes:
+ * `maxFailures` within `lockoutSeconds` lock the subject out for `lockoutSeconds`.
  */
 export class LoginLimiter {
+  private readonly rule: LockoutRule;
+
   constructor(
     private readonly sql: Sql,
-    private readonly maxFailures: number,
-    private readonly lockoutSeconds: number,
-  ) {}
+    maxFailures: number,
+    lockoutSeconds: number,
+  ) {
+    this.rule = {
+      maxFailures,
+      firstLockoutSeconds: lockoutSeconds,
+      longestLockoutSeconds: lockoutSeconds,
+      windowSeconds: lockoutSeconds,
+    };
+  }
 
   /** Seconds until the first locked subject may try again, or 0. */
   async lockedFor(subjects: string[]): Promise<number> {
@@ -18,9 +32,7 @@ export class LoginLimiter {
   }
 
   async recordFailure(subjects: string[]): Promise<void> {
-    for (const subject of subjects) {
-      await recordLoginFailure(this.sql, subject, this.maxFailures, this.lockoutSeconds);
-    }
+    for (const subject of subjects) await recordLoginFailure(this.sql, subject, this.rule);
   }
 
   async recordSuccess(subject: string): Promise<void> {

@@ -5,8 +5,8 @@ import type { Logger } from "../../runtime/logger.ts";
 import { AccessTokens } from "./access-tokens.ts";
 import { ApplicationCache } from "./application-cache.ts";
 import { AuthorizationServer } from "./authorization-server.ts";
-import { LoginLimiter } from "./login-limiter.ts";
 import { RefreshTokens } from "./refresh-tokens.ts";
+import { SignInLimits } from "./sign-in-limits.ts";
 import { TaskLinks } from "./task-links.ts";
 import { TokenDenylist } from "./token-denylist.ts";
 
@@ -34,7 +34,12 @@ export async function createOAuthServices(platform: {
     denylist,
   });
   const refreshTokens = new RefreshTokens(sql, config.oauth.refreshTokenTtlSeconds);
-  const loginLimiter = new LoginLimiter(sql, config.oauth.loginMaxFailures, config.oauth.loginLockoutSeconds);
+  const signInLimits = new SignInLimits(sql, {
+    maxFailures: config.oauth.loginMaxFailures,
+    firstLockoutSeconds: config.oauth.loginFirstLockoutSeconds,
+    longestLockoutSeconds: config.oauth.loginLockoutSeconds,
+    addressMaxFailures: config.oauth.loginAddressMaxFailures,
+  });
   const applications = new ApplicationCache(sql);
   await forgetOnChanges(changes, ["application", "configuration"], () => applications.clear());
   const server = new AuthorizationServer({
@@ -43,7 +48,7 @@ export async function createOAuthServices(platform: {
     config,
     accessTokens,
     refreshTokens,
-    loginLimiter,
+    signInLimits,
   });
   return { accessTokens, refreshTokens, taskLinks: new TaskLinks(sql, denylist), applications, server };
 }

@@ -13,6 +13,7 @@ import {
   setAuthorizationRequestUser,
 } from "../../runtime/store/authorization-requests.ts";
 import { userById } from "../../runtime/store/users.ts";
+import { clientAddress } from "../client-address.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { allowsGrant, grantableScopes } from "../oauth/authorization-server.ts";
@@ -274,7 +275,12 @@ export function authorizeRoutes(deps: GatewayDeps) {
     try {
       user =
         username && password
-          ? await server.authenticateWithLimits(application, username, password)
+          ? await server.authenticateWithLimits(
+              application,
+              username,
+              password,
+              clientAddress(c, deps.config.http.trustProxyHops),
+            )
           : undefined;
     } catch (error) {
       const message = isPlatformError(error) ? error.message : "sign-in failed";

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { Grant, SCOPES } from "../../contracts/scopes.ts";
 import { revokeAccessToken } from "../../runtime/access-control.ts";
 import { userById } from "../../runtime/store/users.ts";
+import { clientAddress } from "../client-address.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { surface } from "../middleware/surface.ts";
@@ -221,7 +222,8 @@ export function oauthRoutes(deps: GatewayDeps) {
     if (grantType === Grant.ClientCredentials) {
       response = await server.clientCredentials(await server.authenticateClient(credentials), form.scope);
     } else if (grantType === Grant.Password) {
-      response = await server.password(await server.authenticateClient(credentials), form);
+      const address = clientAddress(c, deps.config.http.trustProxyHops);
+      response = await server.password(await server.authenticateClient(credentials), form, address);
     } else if (grantType === "refresh_token") {
       response = await server.refresh(await server.authenticateClient(credentials), form);
     } else if (grantType === Grant.AuthorizationCode) {

@@ -309,7 +309,10 @@ for (const mode of await testModes()) {
         for (let i = 0; i < 3; i++) assert.equal((await attempt("guess")).body.error, "invalid_grant");
         const locked = await attempt("carol's own password");
         assert.equal(locked.status, 400);
-        assert.match(String(locked.body.error_description), /too many failed attempts; try again in \d+ s/);
+        assert.match(
+          String(locked.body.error_description),
+          /too many failed attempts for this account; try again in \d+ s/,
+        );
       });
 
       it("rotates refresh tokens and revokes the family when a rotated one comes back", async () => {

@@ -16,13 +16,16 @@ export class AuthorizationPages {
     return new AuthorizationPages(baseUrl, cookie, requestId);
   }
 
-  /** Submits the login form; returns the page that follows (consent, or login again with an error). */
+  /**
+   * Submits the login form, with `headers` besides the form's (`X-Forwarded-For`, say); returns the
+   * page that follows (consent, or login again with an error).
+   */
   async signIn(
     username: string,
     password: string,
-    options: { withCookie?: boolean } = {},
+    options: { withCookie?: boolean; headers?: Record<string, string> } = {},
   ): Promise<Response> {
-    return this.post("login", { username, password }, options.withCookie ?? true);
+    return this.post("login", { username, password }, options.withCookie ?? true, options.headers);
   }
 
   /** Submits the consent form; returns where the browser is sent. */
@@ -36,10 +39,12 @@ export class AuthorizationPages {
     page: "login" | "consent",
     fields: Record<string, string>,
     withCookie: boolean,
+    headers: Record<string, string> = {},
   ): Promise<Response> {
     return fetch(`${this.baseUrl}/oauth2/authorize/${page}`, {
       method: "POST",
       headers: {
+        ...headers,
         "content-type": "application/x-www-form-urlencoded",
         ...(withCookie ? { cookie: this.cookie } : {}),
       },
