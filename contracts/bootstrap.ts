@@ -107,6 +107,48 @@ export const bootstrapUserSchema = z
   })
   .strict();
 
+const directoryCode = z
+  .string()
+  .regex(
+    /^[^:*\s][^:*]{0,99}$/,
+    "1 to 100 characters, without ':' or '*' (they separate and match positions)",
+  );
+
+/** A department of the tenant's directory (spec 001's `dept`); `parent` is another's code. */
+export const bootstrapDepartmentSchema = z
+  .object({
+    tenant: domain,
+    code: directoryCode,
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    parent: directoryCode.optional(),
+  })
+  .strict();
+
+/** A post of the tenant's directory (spec 001's `post`): what someone is in a department. */
+export const bootstrapPostSchema = z
+  .object({
+    tenant: domain,
+    code: directoryCode,
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    /** A formal post (staff) rather than, say, a student's. */
+    formal: z.boolean().default(false),
+  })
+  .strict();
+
+/** A user of the `users` section holding a post in a department: the position `dept:post`. */
+export const bootstrapPositionSchema = z
+  .object({
+    tenant: domain,
+    account: z.string().min(1).max(100),
+    dept: directoryCode,
+    post: directoryCode,
+    /** The student or staff number the user has in this position. */
+    number: z.string().min(1).max(100).optional(),
+  })
+  .strict();
+
 /** A seal image, at most 2 MB of PNG (as a base64 data URI, about 2.7 million characters). */
 export const SEAL_IMAGE_MAX_BYTES = 2 * 1024 * 1024;
 
@@ -206,6 +248,9 @@ export const BOOTSTRAP_SECTION_MAX = {
   tenants: 10_000,
   applications: 10_000,
   users: 100_000,
+  departments: 100_000,
+  posts: 10_000,
+  positions: 200_000,
   channels: 100,
   seals: 10_000,
   feeds: 10_000,
@@ -223,6 +268,9 @@ export const bootstrapSchema = z
     tenants: z.array(bootstrapTenantSchema).max(BOOTSTRAP_SECTION_MAX.tenants).default([]),
     applications: z.array(bootstrapApplicationSchema).max(BOOTSTRAP_SECTION_MAX.applications).default([]),
     users: z.array(bootstrapUserSchema).max(BOOTSTRAP_SECTION_MAX.users).default([]),
+    departments: z.array(bootstrapDepartmentSchema).max(BOOTSTRAP_SECTION_MAX.departments).default([]),
+    posts: z.array(bootstrapPostSchema).max(BOOTSTRAP_SECTION_MAX.posts).default([]),
+    positions: z.array(bootstrapPositionSchema).max(BOOTSTRAP_SECTION_MAX.positions).default([]),
     channels: z.array(bootstrapChannelSchema).max(BOOTSTRAP_SECTION_MAX.channels).default([]),
     seals: z.array(bootstrapSealSchema).max(BOOTSTRAP_SECTION_MAX.seals).default([]),
     feeds: z.array(bootstrapFeedSchema).max(BOOTSTRAP_SECTION_MAX.feeds).default([]),
@@ -235,6 +283,9 @@ export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
 export type WorkflowReminder = z.infer<typeof workflowReminderSchema>;
 export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
 export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;
+export type BootstrapDepartment = z.infer<typeof bootstrapDepartmentSchema>;
+export type BootstrapPost = z.infer<typeof bootstrapPostSchema>;
+export type BootstrapPosition = z.infer<typeof bootstrapPositionSchema>;
 export type BootstrapSeal = z.infer<typeof bootstrapSealSchema>;
 export type BootstrapChannel = z.infer<typeof bootstrapChannelSchema>;
 export type BootstrapWorkflow = z.infer<typeof bootstrapWorkflowSchema>;

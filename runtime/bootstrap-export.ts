@@ -3,6 +3,9 @@ import {
   BOOTSTRAP_SECTION_MAX,
   type Bootstrap,
   bootstrapApplicationSchema,
+  bootstrapDepartmentSchema,
+  bootstrapPositionSchema,
+  bootstrapPostSchema,
   bootstrapSealSchema,
   bootstrapTenantSchema,
   bootstrapUserSchema,
@@ -15,8 +18,10 @@ import { type Queryable, type Sql, transaction } from "./database.ts";
 import type { Logger } from "./logger.ts";
 import { type ApplicationRecord, applicationPage } from "./store/applications.ts";
 import { feedSettings } from "./store/feeds.ts";
+import { type PositionRecord, positionPage } from "./store/positions.ts";
 import { type SealKey, type SealRecord, sealImageByCode, sealPage } from "./store/seals.ts";
 import { type Tenant, type TenantRecord, tenantPage } from "./store/tenants.ts";
+import { type DirectoryEntryRecord, directoryEntryPage } from "./store/triples.ts";
 import { type UserRecord, userPage } from "./store/users.ts";
 
 /**
@@ -166,6 +171,9 @@ export async function exportBootstrap(
         tenants: new Section("tenants", bootstrapTenantSchema, log),
         applications: new Section("applications", bootstrapApplicationSchema, log),
         users: new Section("users", bootstrapUserSchema, log),
+        departments: new Section("departments", bootstrapDepartmentSchema, log),
+        posts: new Section("posts", bootstrapPostSchema, log),
+        positions: new Section("positions", bootstrapPositionSchema, log),
         seals: new Section("seals", bootstrapSealSchema, log),
         feeds: new Section("feeds", bootstrapFeedSchema, log),
         workflows: new Section("workflows", bootstrapWorkflowSchema, log),
@@ -197,6 +205,31 @@ export async function exportBootstrap(
           );
         }
       }
+      for (const tenant of tenants.values()) {
+        const { domain } = tenant;
+        for (const type of ["dept", "post"] as const) {
+          for await (const entry of everyRow<DirectoryEntryRecord, string>(
+            (after, limit) => directoryEntryPage(tx, tenant.id, type, after, limit),
+            (row) => row.code,
+          )) {
+            const { code, name, description, parent, formal } = entry;
+            const section = type === "dept" ? sections.departments : sections.posts;
+            section.add(
+              `${domain}/${code}`,
+              withoutUnset({ tenant: domain, code, name, description, parent, formal }),
+            );
+          }
+        }
+        for await (const { account, dept, post, number } of everyRow<PositionRecord, PositionRecord>(
+          (after, limit) => positionPage(tx, tenant.id, after, limit),
+          (row) => row,
+        )) {
+          sections.positions.add(
+            `${domain}/${account} as ${dept}:${post}`,
+            withoutUnset({ tenant: domain, account, dept, post, number }),
+          );
+        }
+      }
       await exportSeals(tx, tenants, (key, entry) => sections.seals.add(key, entry));
       for (const tenant of tenants.values()) {
         const feed = await feedSettings(tx, tenant.id);
@@ -222,6 +255,9 @@ export async function exportBootstrap(
         tenants: sections.tenants.entries,
         applications: sections.applications.entries,
         users: sections.users.entries,
+        departments: sections.departments.entries,
+        posts: sections.posts.entries,
+        positions: sections.positions.entries,
         seals: sections.seals.entries,
         feeds: sections.feeds.entries,
         workflows: sections.workflows.entries,

@@ -16,8 +16,10 @@ import {
 } from "./store/bootstrap-entries.ts";
 import { upsertChannel } from "./store/channels.ts";
 import { upsertFeed } from "./store/feeds.ts";
+import { grantPosition } from "./store/positions.ts";
 import { upsertSeal } from "./store/seals.ts";
 import { tenantByDomain, upsertTenant } from "./store/tenants.ts";
+import { upsertDepartment, upsertPost } from "./store/triples.ts";
 import { upsertUser } from "./store/users.ts";
 
 /** Problems of a wrong file listed at once, so one edit can fix them all; past this many, a count. */
@@ -132,6 +134,37 @@ function entriesOf(bootstrap: Bootstrap): BootstrapEntry[] {
       value: user,
       apply: (tx: Queryable) => upsertUser(tx, user),
     })),
+    ...bootstrap.departments.map((dept) => ({
+      kind: "department",
+      key: `${dept.tenant}/${dept.code}`,
+      value: dept,
+      apply: async (tx: Queryable) =>
+        upsertDepartment(tx, await tenantIdOf(tx, dept.tenant, `department ${dept.code}`), dept),
+    })),
+    ...bootstrap.posts.map((post) => ({
+      kind: "post",
+      key: `${post.tenant}/${post.code}`,
+      value: post,
+      apply: async (tx: Queryable) =>
+        upsertPost(tx, await tenantIdOf(tx, post.tenant, `post ${post.code}`), post),
+    })),
+    ...bootstrap.positions.map((position) => {
+      const name = `${position.account} as ${position.dept}:${position.post}`;
+      return {
+        kind: "position",
+        key: `${position.tenant}/${name}`,
+        value: position,
+        async apply(tx: Queryable) {
+          const tenantId = await tenantIdOf(tx, position.tenant, `position ${name}`);
+          await grantPosition(tx, tenantId, position, {
+            code: position.account,
+            number: position.number,
+          }).catch((error: Error) => {
+            throw new ConfigError(`position ${name}: ${error.message}`);
+          });
+        },
+      };
+    }),
     ...bootstrap.seals.map((seal) => ({
       kind: "seal",
       key: `${seal.tenant ?? ""}/${seal.code}`,
@@ -159,6 +192,12 @@ function entriesOf(bootstrap: Bootstrap): BootstrapEntry[] {
       },
     })),
   ];
+}
+
+async function tenantIdOf(tx: Queryable, domain: string, entry: string): Promise<string> {
+  const tenant = await tenantByDomain(tx, domain);
+  if (!tenant) throw new ConfigError(`${entry}: no tenant with domain ${domain}`);
+  return tenant.id;
 }
 
 /** A digest of what the file says of an entry, secrets included, so a changed secret counts. */

@@ -1,7 +1,7 @@
 import type postgres from "postgres";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import { joinFragments, type Queryable } from "../database.ts";
-import { byIdOrCode, MANUAL_SOURCE, type UserEntry } from "./triples.ts";
+import { byIdOrCode, FEED_SOURCE, MANUAL_SOURCE, type UserEntry } from "./triples.ts";
 
 /** A Position `{dept}:{post}`; `*` in either part matches every department or post. */
 export interface PositionPattern {
@@ -286,4 +286,33 @@ export async function userIdsByCodes(sql: Queryable, tenantId: string, codes: st
       and (account = any(${codes}::text[]) or id = any(${ids}::uuid[]))`;
   const byCode = new Map(rows.flatMap((row) => [[row.account, row.id] as const, [row.id, row.id] as const]));
   return [...new Set(codes.map((code) => byCode.get(code)).filter((id): id is string => id !== undefined))];
+}
+
+/** A position as the bootstrap export reads it. */
+export interface PositionRecord {
+  account: string;
+  dept: string;
+  post: string;
+  number: string | null;
+}
+
+/**
+ * A page of the tenant's held positions not managed by its enterprise feed, after `after` in
+ * (account, dept, post) order: what an operator's file may hold.
+ */
+export async function positionPage(
+  sql: Queryable,
+  tenantId: string,
+  after: PositionRecord | null,
+  limit: number,
+): Promise<PositionRecord[]> {
+  return sql<PositionRecord[]>`
+    select u.account, d.code as dept, p.code as post, o.user_code as number
+    from occupancies o
+      join users u on u.id = o.user_id and not u.disabled
+      join departments d on d.id = o.dept_id and not d.disabled
+      join posts p on p.id = o.post_id and not p.disabled
+    where o.tenant_id = ${tenantId} and not o.disabled and o.source <> ${FEED_SOURCE}
+      ${after === null ? sql`` : sql`and (u.account, d.code, p.code) > (${after.account}, ${after.dept}, ${after.post})`}
+    order by u.account, d.code, p.code limit ${limit}`;
 }

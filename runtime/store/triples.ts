@@ -220,3 +220,64 @@ export async function removeTriple(
   if (!row) throw notFound(type, key);
   return row;
 }
+
+/**
+ * A department as an operator's file says it: created, or brought up to what the file says (and
+ * enabled again); a department without a parent stands on its own.
+ */
+export async function upsertDepartment(
+  sql: Queryable,
+  tenantId: string,
+  dept: { code: string; name: string; description?: string | undefined; parent?: string | undefined },
+): Promise<void> {
+  await sql`
+    insert into departments (tenant_id, code, name, description, parent_code, independent)
+    values (${tenantId}, ${dept.code}, ${dept.name}, ${dept.description ?? null}, ${dept.parent ?? null},
+            ${!dept.parent})
+    on conflict (tenant_id, code) do update set
+      name = excluded.name, description = excluded.description, parent_code = excluded.parent_code,
+      independent = excluded.independent, source = ${MANUAL_SOURCE}, disabled = false, updated_at = now()`;
+}
+
+/** A post as an operator's file says it: created, or brought up to what the file says (and enabled again). */
+export async function upsertPost(
+  sql: Queryable,
+  tenantId: string,
+  post: { code: string; name: string; description?: string | undefined; formal: boolean },
+): Promise<void> {
+  await sql`
+    insert into posts (tenant_id, code, name, description, formal)
+    values (${tenantId}, ${post.code}, ${post.name}, ${post.description ?? null}, ${post.formal})
+    on conflict (tenant_id, code) do update set
+      name = excluded.name, description = excluded.description, formal = excluded.formal,
+      source = ${MANUAL_SOURCE}, disabled = false, updated_at = now()`;
+}
+
+/** A department or post as the bootstrap export reads it. */
+export interface DirectoryEntryRecord {
+  code: string;
+  name: string;
+  description: string | null;
+  parent: string | null;
+  formal: boolean | null;
+}
+
+/**
+ * A page of the tenant's enabled departments or posts not managed by its enterprise feed, by code
+ * after `after`: what an operator's file may hold.
+ */
+export async function directoryEntryPage(
+  sql: Queryable,
+  tenantId: string,
+  type: "dept" | "post",
+  after: string | null,
+  limit: number,
+): Promise<DirectoryEntryRecord[]> {
+  const [parent, formal] = type === "dept" ? ["parent_code", "null::boolean"] : ["null::text", "formal"];
+  return sql<DirectoryEntryRecord[]>`
+    select code, name, description, ${sql.unsafe(parent)} as parent, ${sql.unsafe(formal)} as formal
+    from ${sql(TABLE[type])}
+    where tenant_id = ${tenantId} and not disabled and source <> ${FEED_SOURCE}
+      ${after === null ? sql`` : sql`and code > ${after}`}
+    order by code limit ${limit}`;
+}

@@ -96,6 +96,15 @@ const bootstrap = {
       disabled: true,
     },
   ],
+  departments: [
+    { tenant: "a.edu", code: "ai", name: "Artificial intelligence", parent: "cs" },
+    { tenant: "a.edu", code: "cs", name: "Computer science", description: "The school of computing" },
+  ],
+  posts: [{ tenant: "a.edu", code: "head", name: "Head", formal: true }],
+  positions: [
+    { tenant: "a.edu", account: "alice", dept: "ai", post: "head", number: "S-1" },
+    { tenant: "a.edu", account: "bob", dept: "cs", post: "head" },
+  ],
   users: [
     ...ACCOUNTS.map((account) => ({
       tenant: "a.edu",
@@ -502,12 +511,18 @@ for (const mode of await testModes()) {
       assert.ok(bootstrapSchema.safeParse(document).success, "valid against the bootstrap schema");
       assert.deepEqual(Object.keys(document).sort(), [
         "applications",
+        "departments",
         "feeds",
+        "positions",
+        "posts",
         "seals",
         "tenants",
         "users",
         "workflows",
       ]);
+      assert.deepEqual(document.departments, bootstrap.departments, "the directory the file made");
+      assert.deepEqual(document.posts, bootstrap.posts);
+      assert.deepEqual(document.positions, bootstrap.positions);
       assert.deepEqual(
         document.tenants.map((tenant) => tenant.domain),
         DOMAINS,
