@@ -28,6 +28,7 @@ import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
+import { userContentHeaders } from "../user-content-headers.ts";
 import { workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
 
 const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -179,7 +180,11 @@ const FILE_OPERATIONS: RouteConfig[] = [
       }),
     },
     responses: {
-      200: { description: "the file, under its own content type", content: { "*/*": { schema: binary } } },
+      200: {
+        description:
+          "the file, under its own content type, sandboxed (CSP `sandbox`, `nosniff`); an attachment unless a raster image, PDF or plain text",
+        content: { "*/*": { schema: binary } },
+      },
       206: { description: "the requested byte range", content: { "*/*": { schema: binary } } },
       304: { description: "unchanged (If-None-Match)" },
       ...errorResponses("platform", [401, 403, 404, 416, 429, 503], secureDownload),
@@ -358,10 +363,9 @@ export function fileRoutes(deps: GatewayDeps) {
     const etag = `"${file.sha256}"`;
     await allowDownload(c, file, { spend: true });
     const headers: Record<string, string> = {
-      "content-type": file.mime,
+      ...userContentHeaders(file.mime, { filename: file.name }),
       etag,
       "accept-ranges": "bytes",
-      "content-disposition": `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       // A secure file's answer is for its caller only.
       "cache-control": file.meta.secure === true ? "private, no-store" : "public, max-age=0, must-revalidate",
     };
@@ -461,7 +465,7 @@ export function fileRoutes(deps: GatewayDeps) {
       );
     }
     return new Response(storage.readStream(thumb.storageKey), {
-      headers: { "content-type": thumb.mime, "content-length": String(thumb.bytes) },
+      headers: { ...userContentHeaders(thumb.mime), "content-length": String(thumb.bytes) },
     });
   });
   return app;

@@ -5,6 +5,7 @@ import { tenantByDomain } from "../../runtime/store/tenants.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { userContentHeaders } from "../user-content-headers.ts";
 
 /** Seal images are PNGs: the bootstrap refuses anything else. */
 const SEAL_CONTENT_TYPE = "image/png";
@@ -95,9 +96,8 @@ export function sealAdminRoutes(deps: GatewayDeps) {
       if (!seal)
         throw new PlatformError(ErrorCode.NotFound, `no seal ${code}${tenant ? ` of ${tenant}` : ""}`);
       return c.body(new Uint8Array(seal.image), 200, {
-        "content-type": SEAL_CONTENT_TYPE,
+        ...userContentHeaders(SEAL_CONTENT_TYPE),
         "cache-control": "no-store",
-        "x-content-type-options": "nosniff",
       });
     },
   );

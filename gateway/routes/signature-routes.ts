@@ -11,6 +11,7 @@ import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
 import type { SealCache } from "../seal-cache.ts";
+import { userContentHeaders } from "../user-content-headers.ts";
 
 const SEAL_CODE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -165,9 +166,8 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
       return new Response(body, {
         status: 200,
         headers: {
-          "content-type": "application/pdf",
+          ...userContentHeaders("application/pdf", { filename: `sealed-${fileId}.pdf`, attachment: true }),
           "content-length": String(result.bytes),
-          "content-disposition": `attachment; filename="sealed-${fileId}.pdf"`,
           "x-seals": String(result.seals),
           "x-qr-codes": String(result.qrCodes),
         },
