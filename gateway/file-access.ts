@@ -9,9 +9,12 @@ import { FileTokenGuard } from "./file-token-guard.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import type { AccessClaims, AccessTokens } from "./oauth/access-tokens.ts";
 
-/** The persistent address of a stored file (spec 001's file service `GET /file/{id}`). */
+/**
+ * The persistent address of a stored file (spec 001's file service `GET /file/{id}`), on
+ * FILE_PUBLIC_URL: an origin apart from the gateway's keeps what users upload away from its pages.
+ */
 export function fileUrl(config: Config, fileId: string): string {
-  return `${config.http.publicUrl}/file/${fileId}`;
+  return `${config.files.publicUrl}/file/${fileId}`;
 }
 
 export function hashFileToken(token: string): string {

@@ -88,6 +88,8 @@ export const ENVIRONMENT = {
   files: {
     /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
     FILES_DIR: z.string().min(1).optional(),
+    /** The origin file URLs handed out are built on, so user files can be served from one of their own. */
+    FILE_PUBLIC_URL: url(["http", "https"]).optional(),
     /** An S3-compatible bucket for files instead of FILES_DIR, and how to reach it. */
     FILES_S3_BUCKET: z.string().min(3).max(63).optional(),
     FILES_S3_ENDPOINT: url(["http", "https"]).optional(),
@@ -204,6 +206,8 @@ export interface Config {
   metrics: { token: string | undefined; port: number | undefined };
   filesDir: string;
   files: {
+    /** Where file URLs point (`<publicUrl>/file/<id>`); PUBLIC_URL unless FILE_PUBLIC_URL says otherwise. */
+    publicUrl: string;
     maxUploadBytes: number;
     /** Wrong file tokens per file and client address before a lockout, and how long it lasts. */
     tokenMaxFailures: number;
@@ -301,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
     files: {
+      publicUrl: (e.FILE_PUBLIC_URL ?? publicUrl).replace(/\/$/, ""),
       maxUploadBytes: e.FILE_MAX_UPLOAD_BYTES,
       tokenMaxFailures: e.FILE_TOKEN_MAX_FAILURES,
       tokenLockoutSeconds: e.FILE_TOKEN_LOCKOUT_SECONDS,

@@ -7,8 +7,8 @@ import { fileById } from "./store/files.ts";
 export interface TemplateSourceOptions {
   sql: Queryable;
   storage: FileStorage;
-  /** The platform's address: templates on its own file service are read from storage. */
-  publicUrl: string;
+  /** The platform's addresses (PUBLIC_URL, FILE_PUBLIC_URL): templates on its own file service are read from storage. */
+  publicUrls: readonly string[];
   /** Hosts templates may be fetched from: `docs.example.edu`, or `*.example.edu` for its subdomains. */
   allowedHosts: readonly string[];
   maxBytes: number;
@@ -56,8 +56,10 @@ export class TemplateSource {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new PlatformError(ErrorCode.InvalidArgument, `${what}: only http and https URLs are fetched`);
     }
-    const own = `${this.options.publicUrl}/file/`;
-    if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length), what);
+    for (const base of this.options.publicUrls) {
+      const own = `${base}/file/`;
+      if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length), what);
+    }
     if (!hostAllowed(url.hostname, this.options.allowedHosts)) {
       throw new PlatformError(
         ErrorCode.PermissionDenied,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import ExcelJS from "exceljs";
 import { type Browser, type BrowserContext, chromium, type Download } from "playwright-core";
 import type { FileEntity } from "../../contracts/files.ts";
 import { userContentHeaders } from "../../gateway/user-content-headers.ts";
@@ -19,6 +20,8 @@ import { waitFor } from "../support/wait.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const APP = { id: "content-app", secret: "content-app-secret-0123456789abcdefghijk" };
+/** The origin file URLs are handed out on: a name of its own, as production would give it. */
+const FILE_ORIGIN = "https://files.example.edu";
 const SANDBOX = "sandbox; default-src 'none'";
 
 /** What each document's script does, were it run: marks the page it runs in. */
@@ -146,6 +149,7 @@ for (const mode of await testModes()) {
             },
           ],
         })),
+        FILE_PUBLIC_URL: FILE_ORIGIN,
         SIGN_SIGNATURE: "none",
       });
       token = await appToken(platform.url, "notifications");
@@ -202,6 +206,28 @@ for (const mode of await testModes()) {
       assert.match(answer.headers.get("content-type") ?? "", /^image\/(png|jpeg|webp)$/);
       assertInert(answer, "inline", "the thumbnail");
       await answer.arrayBuffer();
+    });
+
+    it("hands out file URLs on FILE_PUBLIC_URL, files the gateway serves and exports read as its own", async () => {
+      const workbook = new ExcelJS.Workbook();
+      workbook.addWorksheet("Report").getCell("A1").value = "Quarterly report";
+      const template = await upload(
+        platform.url,
+        token,
+        new Uint8Array(await workbook.xlsx.writeBuffer()),
+        "template.xlsx",
+      );
+      assert.equal(template.uri, `${FILE_ORIGIN}/file/${template.id}`);
+      const meta = await fetch(`${platform.url}/file/${template.id}/meta`);
+      assert.equal(((await meta.json()) as { entities: FileEntity[] }).entities[0]!.uri, template.uri);
+      // No EXPORT_TEMPLATE_HOSTS: a template on the file origin is read from the platform's storage.
+      const exported = await fetch(
+        `${platform.url}/export/xlsx?${new URLSearchParams({ access_token: token, template: template.uri, data: '[["a", 1]]', row: "2" })}`,
+        { method: "POST", headers: { accept: "application/json" } },
+      );
+      const body = (await exported.json()) as { files?: { uri: string }[] };
+      assert.equal(exported.status, 200, JSON.stringify(body));
+      assert.match(body.files![0]!.uri, new RegExp(`^${FILE_ORIGIN}/file/[0-9a-f-]{36}$`));
     });
 
     it("answers exports and sealed PDFs as sandboxed attachments", async () => {

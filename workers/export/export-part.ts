@@ -11,7 +11,7 @@ export const exportPart = workerPart({
     const templates = new TemplateSource({
       sql: db.sql,
       storage,
-      publicUrl: config.http.publicUrl,
+      publicUrls: [config.http.publicUrl, config.files.publicUrl],
       allowedHosts: config.export.templateHosts,
       maxBytes: config.export.templateMaxBytes,
       timeoutMs: config.export.timeoutMs,
