@@ -1,6 +1,6 @@
 import type { Database } from "./database.ts";
 import { setApplicationDisabled } from "./store/applications.ts";
-import { insertRevokedAccessToken } from "./store/revoked-access-tokens.ts";
+import { insertRevokedAccessToken, insertRevokedFamilyAccessTokens } from "./store/revoked-access-tokens.ts";
 import { setUserDisabled } from "./store/users.ts";
 
 /**
@@ -19,6 +19,16 @@ export async function revokeAccessToken(
     expiresAt: token.expiresAt,
   });
   await db.changes.announce({ kind: "access-token-revoked", jti: token.jti, expiresAt: token.expiresAt });
+}
+
+/**
+ * Revokes, until they expire, the access tokens a refresh-token family issued: a replayed refresh
+ * token or authorization code means its tokens may be in other hands.
+ */
+export async function revokeFamilyAccessTokens(db: Database, familyId: string): Promise<void> {
+  for (const token of await insertRevokedFamilyAccessTokens(db.sql, familyId)) {
+    await db.changes.announce({ kind: "access-token-revoked", jti: token.jti, expiresAt: token.expiresAt });
+  }
 }
 
 /** Disables or enables an application, its tokens with it; false when there is none with that id. */

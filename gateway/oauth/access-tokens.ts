@@ -56,6 +56,13 @@ export interface AccessClaims {
   expiresAt: number;
 }
 
+/** A token just signed, with the id and expiry (Unix seconds) it carries. */
+export interface IssuedAccessToken {
+  token: string;
+  jti: string;
+  expiresAt: number;
+}
+
 interface SigningKey {
   kid: string;
   signingKey: KeyObject;
@@ -99,15 +106,23 @@ export class AccessTokens {
     return application.accessTokenTtlSeconds ?? this.ttlSeconds;
   }
 
-  /**
-   * Signs with node:crypto directly: a compact JWS is two base64url JSON parts and a signature, and
-   * WebCrypto's Ed25519 (through jose) takes three times as long per token. Verification stays with
-   * jose, which checks every claim.
-   */
+  /** A signed token for `claims`, living `ttlSeconds`. */
   async issue(
     claims: Omit<AccessClaims, "jti" | "issuedAt" | "expiresAt">,
     ttlSeconds = this.ttlSeconds,
   ): Promise<string> {
+    return (await this.issueWithId(claims, ttlSeconds)).token;
+  }
+
+  /**
+   * A signed token with its jti and expiry, for revoking it later. Signs with node:crypto directly: a
+   * compact JWS is two base64url JSON parts and a signature, and WebCrypto's Ed25519 (through jose)
+   * takes three times as long per token. Verification stays with jose, which checks every claim.
+   */
+  async issueWithId(
+    claims: Omit<AccessClaims, "jti" | "issuedAt" | "expiresAt">,
+    ttlSeconds = this.ttlSeconds,
+  ): Promise<IssuedAccessToken> {
     const key = this.current;
     const now = Math.floor(Date.now() / 1000);
     const payload = {
@@ -124,7 +139,7 @@ export class AccessTokens {
     };
     const input = `${key.encodedHeader}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
     const signature = await signOffThread(null, Buffer.from(input), key.signingKey);
-    return `${input}.${signature.toString("base64url")}`;
+    return { token: `${input}.${signature.toString("base64url")}`, jti: payload.jti, expiresAt: payload.exp };
   }
 
   /**

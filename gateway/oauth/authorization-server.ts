@@ -145,14 +145,18 @@ export class AuthorizationServer {
       if (extra.length > 0) throw oauthError("invalid_scope", `scope ${extra.join(", ")} was not granted`);
       scopes = parsed.names;
     }
-    const response = await this.accessTokenResponse(app, {
-      clientId: app.id,
-      userId: grant.userId ?? undefined,
-      tenantId: grant.tenantId ?? undefined,
-      grant: grant.grantType,
-      kind: tokenKindOf(grant.grantType),
-      scopes,
-    });
+    const response = await this.accessTokenResponse(
+      app,
+      {
+        clientId: app.id,
+        userId: grant.userId ?? undefined,
+        tenantId: grant.tenantId ?? undefined,
+        grant: grant.grantType,
+        kind: tokenKindOf(grant.grantType),
+        scopes,
+      },
+      grant.familyId,
+    );
     response.refresh_token = await this.deps.refreshTokens.issue({ ...grant, scopes });
     return response;
   }
@@ -188,13 +192,16 @@ export class AuthorizationServer {
     return this.userTokens(app, user, Grant.AuthorizationCode, code.scopes, familyId);
   }
 
+  /** An access token; one of a refresh-token family is counted among the family's before it is handed out. */
   private async accessTokenResponse(
     app: Application,
     claims: Parameters<AccessTokens["issue"]>[0],
+    familyId?: string,
   ): Promise<TokenResponse> {
     const lifetime = this.deps.accessTokens.lifetimeFor(app);
-    const accessToken = await this.deps.accessTokens.issue(claims, lifetime);
-    return { access_token: accessToken, token_type: "bearer", expires_in: lifetime };
+    const issued = await this.deps.accessTokens.issueWithId(claims, lifetime);
+    if (familyId) await this.deps.refreshTokens.recordAccessToken(familyId, app.id, issued);
+    return { access_token: issued.token, token_type: "bearer", expires_in: lifetime };
   }
 
   /** Access (and refresh) tokens for a user, bound to the application's tenant or the user's. */
@@ -205,17 +212,17 @@ export class AuthorizationServer {
     scopes: string[],
     familyId?: string,
   ): Promise<TokenResponse> {
-    const response = await this.accessTokenResponse(app, {
-      clientId: app.id,
-      userId: user.id,
-      tenantId: user.tenantId,
-      grant,
-      kind: "user",
-      scopes,
-    });
-    if (grant !== Grant.Implicit && allowsGrant(app, "refresh_token")) {
+    const refreshable = grant !== Grant.Implicit && allowsGrant(app, "refresh_token");
+    // A code's exchange begins its family before; a password sign-in with a refresh token begins one here.
+    const family = familyId ?? (refreshable ? randomUUID() : undefined);
+    const response = await this.accessTokenResponse(
+      app,
+      { clientId: app.id, userId: user.id, tenantId: user.tenantId, grant, kind: "user", scopes },
+      family,
+    );
+    if (refreshable) {
       response.refresh_token = await this.deps.refreshTokens.issue({
-        ...(familyId ? { familyId } : {}),
+        familyId: family,
         applicationId: app.id,
         userId: user.id,
         tenantId: user.tenantId,

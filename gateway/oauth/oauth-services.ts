@@ -33,7 +33,7 @@ export async function createOAuthServices(platform: {
     ttlSeconds: config.oauth.accessTokenTtlSeconds,
     denylist,
   });
-  const refreshTokens = new RefreshTokens(sql, config.oauth.refreshTokenTtlSeconds);
+  const refreshTokens = new RefreshTokens(db, config.oauth.refreshTokenTtlSeconds);
   const signInLimits = new SignInLimits(sql, {
     maxFailures: config.oauth.loginMaxFailures,
     firstLockoutSeconds: config.oauth.loginFirstLockoutSeconds,

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { type Queryable, type Sql, transaction } from "../../runtime/database.ts";
+import { revokeFamilyAccessTokens } from "../../runtime/access-control.ts";
+import { type Database, type Queryable, transaction } from "../../runtime/database.ts";
 import { hashSecret, newSecret } from "../../runtime/secrets.ts";
+import { insertFamilyAccessToken } from "../../runtime/store/family-access-tokens.ts";
 import {
   activeRefreshToken,
   insertRefreshToken,
@@ -13,12 +15,19 @@ import {
 
 export type RotationResult = { ok: true; grant: RefreshGrant } | { ok: false; reason: string };
 
-/** Opaque refresh tokens, stored as hashes, rotated on every use. */
+/**
+ * Opaque refresh tokens, stored as hashes, rotated on every use. The tokens rotated from one grant
+ * are a family, which also knows the access tokens it issued: revoking a family revokes them too.
+ */
 export class RefreshTokens {
   constructor(
-    private readonly sql: Sql,
+    private readonly db: Database,
     private readonly ttlSeconds: number,
   ) {}
+
+  private get sql() {
+    return this.db.sql;
+  }
 
   async issue(
     grant: Omit<RefreshGrant, "familyId"> & { familyId?: string },
@@ -40,11 +49,13 @@ export class RefreshTokens {
    */
   async rotate(token: string, applicationId: string): Promise<RotationResult> {
     const hash = hashSecret(token);
-    return transaction(this.sql, async (tx) => {
+    let replayedFamily: string | undefined;
+    const result = await transaction(this.sql, async (tx): Promise<RotationResult> => {
       const row = await lockRefreshToken(tx, hash);
       if (!row || row.applicationId !== applicationId) return { ok: false, reason: "unknown refresh token" };
       if (row.rotated) {
         await revokeRefreshFamily(tx, row.familyId);
+        replayedFamily = row.familyId;
         return { ok: false, reason: "refresh token already used; its family is revoked" };
       }
       if (row.revoked) return { ok: false, reason: "refresh token revoked" };
@@ -53,6 +64,9 @@ export class RefreshTokens {
       const { rotated: _r, revoked: _v, expired: _e, ...grant } = row;
       return { ok: true, grant };
     });
+    // Announced once the family's revocation is committed.
+    if (replayedFamily) await revokeFamilyAccessTokens(this.db, replayedFamily);
+    return result;
   }
 
   /** Revokes the family of a refresh token the application holds (RFC 7009); unknown tokens are ignored. */
@@ -60,8 +74,24 @@ export class RefreshTokens {
     await revokeRefreshFamilyOf(this.sql, hashSecret(token), applicationId);
   }
 
+  /** Revokes the family's refresh tokens and the access tokens it issued. */
   async revokeFamily(familyId: string): Promise<void> {
     await revokeRefreshFamily(this.sql, familyId);
+    await revokeFamilyAccessTokens(this.db, familyId);
+  }
+
+  /** Counts an access token among those the family issued, before it is handed out. */
+  async recordAccessToken(
+    familyId: string,
+    applicationId: string,
+    token: { jti: string; expiresAt: number },
+  ): Promise<void> {
+    await insertFamilyAccessToken(this.sql, {
+      familyId,
+      applicationId,
+      jti: token.jti,
+      expiresAt: token.expiresAt,
+    });
   }
 
   /** The grant of a refresh token still usable, for introspection. */

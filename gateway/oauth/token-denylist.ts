@@ -3,6 +3,7 @@ import type { ControlChange, ControlChanges } from "../../runtime/control-change
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { disabledApplicationIds } from "../../runtime/store/applications.ts";
+import { deleteExpiredFamilyAccessTokens } from "../../runtime/store/family-access-tokens.ts";
 import {
   deleteExpiredRevokedAccessTokens,
   liveRevokedAccessTokens,
@@ -84,6 +85,7 @@ export class TokenDenylist {
       do {
         this.resyncAgain = false;
         await deleteExpiredRevokedAccessTokens(this.sql);
+        await deleteExpiredFamilyAccessTokens(this.sql);
         const [revoked, applications, users] = await Promise.all([
           liveRevokedAccessTokens(this.sql),
           disabledApplicationIds(this.sql),

@@ -11,6 +11,22 @@ export async function insertRevokedAccessToken(
     on conflict (jti) do nothing`;
 }
 
+/**
+ * Revokes the access tokens a refresh-token family issued that have not expired; returns those not
+ * revoked before, with their expiry in Unix seconds.
+ */
+export async function insertRevokedFamilyAccessTokens(
+  sql: Queryable,
+  familyId: string,
+): Promise<{ jti: string; expiresAt: number }[]> {
+  return sql<{ jti: string; expiresAt: number }[]>`
+    insert into revoked_access_tokens (jti, application_id, expires_at)
+    select jti, application_id, expires_at from family_access_tokens
+    where family_id = ${familyId} and expires_at > now()
+    on conflict (jti) do nothing
+    returning jti, extract(epoch from expires_at)::int as "expiresAt"`;
+}
+
 /** The revoked access tokens that have not expired yet, with their expiry in Unix seconds. */
 export async function liveRevokedAccessTokens(sql: Queryable): Promise<{ jti: string; expiresAt: number }[]> {
   return sql<{ jti: string; expiresAt: number }[]>`

@@ -145,6 +145,15 @@ for (const mode of await testModes()) {
         .sort();
     }
 
+    /** What `/apis/v2/me/profile` answers a user token with `profile`: 200, or 401 once it is refused. */
+    async function profileStatus(accessToken: string): Promise<number> {
+      const response = await fetch(`${platform.url}/apis/v2/me/profile`, {
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }
+
     before(async () => {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
@@ -599,6 +608,53 @@ for (const mode of await testModes()) {
           basic("web-app", WEB_SECRET),
         );
         assert.equal(refresh.body.error, "invalid_grant");
+      });
+
+      it("refuses every live access token of the family once a rotated refresh token of it comes back", async () => {
+        const first = await authorizationCodeFlow("web-app", WEB_SECRET, "profile");
+        const second = await token(
+          { grant_type: "refresh_token", refresh_token: first.refresh_token },
+          basic("web-app", WEB_SECRET),
+        );
+        assert.equal(second.status, 200);
+        const unrelated = await authorizationCodeFlow("web-app", WEB_SECRET, "profile");
+        const family = [first.access_token, String(second.body.access_token)];
+        for (const accessToken of family) assert.equal(await profileStatus(accessToken), 200);
+
+        const replay = await token(
+          { grant_type: "refresh_token", refresh_token: first.refresh_token },
+          basic("web-app", WEB_SECRET),
+        );
+        assert.equal(replay.body.error, "invalid_grant");
+        for (const accessToken of family) {
+          assert.equal(await profileStatus(accessToken), 401);
+          assert.equal((await introspect(accessToken)).active, false);
+        }
+        assert.equal(await profileStatus(unrelated.access_token), 200, "another family's token still works");
+      });
+
+      it("refuses the access tokens a code gave, refreshed ones too, once the code comes back", async () => {
+        const first = await authorizationCodeFlow("web-app", WEB_SECRET, "profile");
+        const refreshed = await token(
+          { grant_type: "refresh_token", refresh_token: first.refresh_token },
+          basic("web-app", WEB_SECRET),
+        );
+        const family = [first.access_token, String(refreshed.body.access_token)];
+        for (const accessToken of family) assert.equal(await profileStatus(accessToken), 200);
+        const again = await token(
+          {
+            grant_type: "authorization_code",
+            code: first.code,
+            redirect_uri: first.redirect,
+            code_verifier: first.verifier,
+          },
+          basic("web-app", WEB_SECRET),
+        );
+        assert.equal(again.body.error, "invalid_grant");
+        for (const accessToken of family) {
+          assert.equal(await profileStatus(accessToken), 401);
+          assert.equal((await introspect(accessToken)).active, false);
+        }
       });
 
       it("refuses a wrong code_verifier", async () => {
