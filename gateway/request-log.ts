@@ -117,8 +117,8 @@ function seriesOf(method: string, route: string): RouteSeries {
 }
 
 /**
- * Gives each request an id (the caller's `X-Request-Id` or a new one, echoed on the response and
- * bound as `requestId`), counts it with its latency in the HTTP metrics, and logs it when it ends:
+ * Gives each request an id (the caller's `X-Request-Id` or a new one, echoed on the response, with
+ * `nosniff`, and bound as `requestId`), counts it with its latency in the HTTP metrics, and logs it when it ends:
  * every one at debug; at the default info level only those worth reading (4xx at info, 503 and
  * slow ones at warn, other 5xx at error), since a log line costs as much as the rest of a fast
  * request. It wraps the gateway's `fetch` rather than being middleware: a route no middleware
@@ -135,7 +135,10 @@ export function withRequestLog(
     const given = rawHeader(incoming.rawHeaders, REQUEST_ID_NAME);
     const requestId = given && ACCEPTABLE_ID.test(given) ? given : randomUUID();
     if (outgoing instanceof RequestIdResponse) outgoing.requestId = requestId;
-    else outgoing.setHeader(REQUEST_ID_HEADER, requestId);
+    else {
+      outgoing.setHeader(REQUEST_ID_HEADER, requestId);
+      outgoing.setHeader("x-content-type-options", "nosniff");
+    }
     const answer = fetch(request, { incoming, outgoing, requestId });
     const matched = routes.last;
     // No closure is made for a synchronous answer: the runtime names every function a request

@@ -16,6 +16,9 @@ const answers: Record<string, (response: ServerResponse) => void> = {
     response.setHeader("X-Extra", "3");
     response.end("e");
   },
+  // As Hono's Node server writes a route's headers: lower case, nosniff among them.
+  "/sniffless": (response) =>
+    response.writeHead(200, { "content-type": "image/png", "x-content-type-options": "nosniff" }).end("f"),
 };
 
 describe("request id response", () => {
@@ -51,6 +54,14 @@ describe("request id response", () => {
           { "/flat": "1", "/nested": "2", "/implicit": "3" }[path],
         );
       }
+    }
+  });
+
+  it("writes nosniff with every form of writeHead, once", async () => {
+    for (const path of Object.keys(answers)) {
+      const response = await fetch(`${base}${path}`);
+      await response.arrayBuffer();
+      assert.equal(response.headers.get("x-content-type-options"), "nosniff", path);
     }
   });
 
