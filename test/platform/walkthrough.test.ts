@@ -1,48 +1,19 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { readDocx } from "../support/docx-fixtures.ts";
 import { freePort, tempDir } from "../support/platform.ts";
+import { ROOT, readmeBlocks, runScript } from "../support/readme-walkthrough.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { type RunningSmtpServer, startSmtp } from "../support/smtp-server.ts";
 import { waitFor } from "../support/wait.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** Where bootstrap.example.json points its e-mail and noticeboard channels. */
 const SAMPLE_SMTP_PORT = 1025;
 const SAMPLE_NOTICEBOARD_PORT = 9092;
-
-/** The shell blocks of the README's "First ten minutes", in order. */
-async function walkthroughBlocks(): Promise<string[]> {
-  const readme = await readFile(join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf("\n## First ten minutes\n");
-  assert.ok(start >= 0, "the README has a First ten minutes section");
-  const end = readme.indexOf("\n## ", start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!);
-}
-
-/** Runs a script under bash in its own process group, so the whole tree can be stopped at once. */
-function runScript(script: string, cwd: string, env: Record<string, string>) {
-  const child = spawn("bash", ["-c", `set -euo pipefail\n${script}`], {
-    cwd,
-    env: { PATH: process.env.PATH!, ...env },
-    detached: true,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  return { child, output: () => ({ stdout, stderr }) };
-}
 
 describe("the README's first ten minutes", () => {
   let blocks: string[];
@@ -55,7 +26,7 @@ describe("the README's first ten minutes", () => {
   let base: string;
 
   before(async () => {
-    blocks = await walkthroughBlocks();
+    blocks = await readmeBlocks("First ten minutes");
     dataDir = await tempDir();
     workDir = await tempDir();
     await symlink(join(ROOT, "examples"), join(workDir.path, "examples"));
