@@ -124,6 +124,23 @@ describe("archive limits", () => {
       ),
       /the archive "word\/embeddings\/broken\.zip" inside it: not a zip package/,
     );
+    // Read from its end record, a zip is one whatever comes before it.
+    const selfExtracting = writeZip([bombEntry("payload.xml", 400, 5000)], {
+      prefix: Buffer.from("MZ\x90\x00"),
+    });
+    assert.match(
+      await refusal(docxWith(body(), [deflatedEntry("word/embeddings/oleObject1.bin", selfExtracting)])),
+      /the archive "word\/embeddings\/oleObject1\.bin" inside it: its central directory is not where/,
+    );
+    const mentionsTheSignature = Buffer.concat([
+      randomBytes(1000),
+      Buffer.from("PK\x05\x06"),
+      Buffer.alloc(30),
+    ]);
+    await checkArchive(
+      docxWith(body(), [storedEntry("word/media/image1.png", mentionsTheSignature)]),
+      LIMITS,
+    );
   });
 
   it("refuses entries that share their compressed bytes, inflating one kernel many times", async () => {

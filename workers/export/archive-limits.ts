@@ -2,7 +2,15 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createInflateRaw } from "node:zlib";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { ArchiveRefused, quoted, STORED, type ZipEntry, zipEntries } from "./zip-entries.ts";
+import {
+  ArchiveRefused,
+  END_RECORD_WINDOW,
+  endsWithEndRecord,
+  quoted,
+  STORED,
+  type ZipEntry,
+  zipEntries,
+} from "./zip-entries.ts";
 
 /** What one archive (a template, with the archives inside it) may inflate to. */
 export interface ArchiveLimits {
@@ -87,7 +95,8 @@ async function checkEntry(
   const data = zip.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
   const cap = ratioCap(entry, limits);
   let inflated = 0;
-  let head = Buffer.alloc(0);
+  let head: Buffer = Buffer.alloc(0);
+  let tail: Buffer = Buffer.alloc(0);
   let archive: Buffer[] | undefined;
   /** Counts a chunk of output: the refusal it brings, if any. */
   const take = (chunk: Buffer): ArchiveRefused | undefined => {
@@ -101,20 +110,46 @@ async function checkEntry(
     if (head.length < ZIP_MAGIC.length) {
       head = Buffer.concat([head, chunk.subarray(0, ZIP_MAGIC.length)]);
       if (head.subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC)) {
-        if (depth >= MAX_NESTING)
-          return new ArchiveRefused(
-            `the entry ${quoted(name)} is an archive nested more than ${MAX_NESTING} levels deep`,
-          );
+        if (depth >= MAX_NESTING) return nestedTooDeep(name);
         archive = [];
       }
     }
-    archive?.push(chunk);
+    if (archive) archive.push(chunk);
+    else {
+      tail = chunk.length >= END_RECORD_WINDOW ? chunk : Buffer.concat([tail, chunk]);
+      tail = tail.subarray(Math.max(0, tail.length - END_RECORD_WINDOW));
+    }
     return undefined;
   };
+  await inflate(data, entry.method, name, take);
+  if (inflated !== entry.uncompressedSize)
+    throw new ArchiveRefused(
+      `the entry ${quoted(name)} inflates to ${inflated} bytes, not the ${entry.uncompressedSize} its header declares`,
+    );
+  budget.bytes += inflated;
+  // A zip is read from its end record, wherever it starts: such an entry is inflated again, kept this time.
+  if (!archive && endsWithEndRecord(tail)) {
+    if (depth >= MAX_NESTING) throw nestedTooDeep(name);
+    const kept: Buffer[] = [];
+    await inflate(data, entry.method, name, (chunk) => {
+      kept.push(chunk);
+      return undefined;
+    });
+    archive = kept;
+  }
+  if (archive) await checkEntries(Buffer.concat(archive), limits, budget, `${name}!/`, depth + 1);
+}
 
+/** Inflates an entry's `data` a chunk at a time into `take`, stopping at the first refusal it answers. */
+async function inflate(
+  data: Buffer,
+  method: number,
+  name: string,
+  take: (chunk: Buffer) => ArchiveRefused | undefined,
+): Promise<void> {
   let refusal: ArchiveRefused | undefined;
-  if (entry.method === STORED) refusal = take(data);
-  else if (entry.compressedSize > 0) {
+  if (method === STORED) refusal = take(data);
+  else if (data.length > 0) {
     try {
       await pipeline(
         Readable.from([data]),
@@ -133,12 +168,12 @@ async function checkEntry(
     }
   }
   if (refusal) throw refusal;
-  if (inflated !== entry.uncompressedSize)
-    throw new ArchiveRefused(
-      `the entry ${quoted(name)} inflates to ${inflated} bytes, not the ${entry.uncompressedSize} its header declares`,
-    );
-  budget.bytes += inflated;
-  if (archive) await checkEntries(Buffer.concat(archive), limits, budget, `${name}!/`, depth + 1);
+}
+
+function nestedTooDeep(name: string): ArchiveRefused {
+  return new ArchiveRefused(
+    `the entry ${quoted(name)} is an archive nested more than ${MAX_NESTING} levels deep`,
+  );
 }
 
 class TooManyEntries extends ArchiveRefused {}

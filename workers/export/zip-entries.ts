@@ -69,6 +69,17 @@ function checkName(name: string): void {
     throw new ArchiveRefused(`the entry ${quoted(name)} has a name that leaves the package ("..")`);
 }
 
+/** The most bytes an end record and its comment take: where to look for one at the end of an entry. */
+export const END_RECORD_WINDOW = END_SIZE + 0xffff;
+
+/** Whether `tail` (an entry's last END_RECORD_WINDOW bytes) closes with a zip end record, as an archive does. */
+export function endsWithEndRecord(tail: Buffer): boolean {
+  const end = tail.lastIndexOf(END_SIGNATURE);
+  return (
+    end >= 0 && end + END_SIZE <= tail.length && end + END_SIZE + tail.readUInt16LE(end + 20) === tail.length
+  );
+}
+
 function findEnd(zip: Buffer): number {
   // The parsers take the last end record found anywhere, so this does too, and then insists it is the archive's end.
   const end = zip.lastIndexOf(END_SIGNATURE);
