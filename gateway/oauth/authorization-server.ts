@@ -23,11 +23,12 @@ import { invalidClient, oauthError } from "./oauth-errors.ts";
 import type { RefreshTokens } from "./refresh-tokens.ts";
 import type { SignInLimits } from "./sign-in-limits.ts";
 
-/** The token response of spec 000, exactly. */
+/** The token response of spec 000, with the scopes granted (RFC 6749 §5.1). */
 export interface TokenResponse {
   access_token: string;
   token_type: "bearer";
   expires_in: number;
+  scope: string;
   refresh_token?: string;
 }
 
@@ -80,7 +81,8 @@ export class AuthorizationServer {
 
   /**
    * The application behind the credentials. A public client (no secret) authenticates with its id
-   * alone, and only where `allowPublic` says so (the authorization code grant, with PKCE).
+   * alone, and only where `allowPublic` says so: the authorization code grant (with PKCE), and the
+   * refresh of what that issued (RFC 6749 §6), which rotation and family revocation guard.
    */
   async authenticateClient(credentials: ClientCredentials, allowPublic = false): Promise<Application> {
     const app = await this.deps.applications.get(credentials.clientId);
@@ -201,7 +203,12 @@ export class AuthorizationServer {
     const lifetime = this.deps.accessTokens.lifetimeFor(app);
     const issued = await this.deps.accessTokens.issueWithId(claims, lifetime);
     if (familyId) await this.deps.refreshTokens.recordAccessToken(familyId, app.id, issued);
-    return { access_token: issued.token, token_type: "bearer", expires_in: lifetime };
+    return {
+      access_token: issued.token,
+      token_type: "bearer",
+      expires_in: lifetime,
+      scope: claims.scopes.join(" "),
+    };
   }
 
   /** Access (and refresh) tokens for a user, bound to the application's tenant or the user's. */

@@ -39,6 +39,7 @@ const tokenResponseSchema = z
     access_token: z.string(),
     token_type: z.literal("bearer"),
     expires_in: z.number().int(),
+    scope: z.string().openapi({ description: "the scopes granted, names separated by spaces" }),
     refresh_token: z.string().optional(),
   })
   .openapi("TokenResponse");
@@ -225,7 +226,7 @@ export function oauthRoutes(deps: GatewayDeps) {
       const address = clientAddress(c, deps.config.http.trustProxyHops);
       response = await server.password(await server.authenticateClient(credentials), form, address);
     } else if (grantType === "refresh_token") {
-      response = await server.refresh(await server.authenticateClient(credentials), form);
+      response = await server.refresh(await server.authenticateClient(credentials, true), form);
     } else if (grantType === Grant.AuthorizationCode) {
       response = await server.authorizationCode(await server.authenticateClient(credentials, true), form);
     } else {

@@ -171,13 +171,19 @@ for (const mode of await testModes()) {
     });
 
     describe("token endpoint", () => {
-      it("issues a client_credentials token with exactly the spec's fields and no-store headers", async () => {
+      it("issues a client_credentials token with the spec's fields, the scope granted, and no-store headers", async () => {
         const reply = await token(
           { grant_type: "client_credentials", scope: "signature" },
           basic("sign-app", SIGN_SECRET),
         );
         assert.equal(reply.status, 200);
-        assert.deepEqual(Object.keys(reply.body).sort(), ["access_token", "expires_in", "token_type"]);
+        assert.deepEqual(Object.keys(reply.body).sort(), [
+          "access_token",
+          "expires_in",
+          "scope",
+          "token_type",
+        ]);
+        assert.equal(reply.body.scope, "signature");
         assert.equal(reply.body.token_type, "bearer");
         assert.equal(reply.body.expires_in, 3600);
         assert.equal(reply.headers.get("cache-control"), "no-store");
@@ -227,6 +233,10 @@ for (const mode of await testModes()) {
       it("grants every client-credentials scope the application owns when scope is omitted", async () => {
         const reply = await token({ grant_type: "client_credentials" }, basic("sign-app", SIGN_SECRET));
         assert.equal(reply.status, 200);
+        assert.deepEqual(
+          String(reply.body.scope).split(" ").sort(),
+          await scopesOf(String(reply.body.access_token)),
+        );
         assert.deepEqual(await scopesOf(String(reply.body.access_token)), [
           "basic",
           "introspect",
@@ -300,8 +310,10 @@ for (const mode of await testModes()) {
           "access_token",
           "expires_in",
           "refresh_token",
+          "scope",
           "token_type",
         ]);
+        assert.equal(reply.body.scope, "send_notification");
         const details = await introspect(String(reply.body.access_token));
         assert.equal(details.username, "alice");
         const wrong = await token(
@@ -336,6 +348,7 @@ for (const mode of await testModes()) {
         );
         assert.equal(second.status, 200);
         assert.notEqual(second.body.refresh_token, original);
+        assert.equal(second.body.scope, "send_notification");
         assert.deepEqual(await scopesOf(String(second.body.access_token)), ["send_notification"]);
         const replay = await token(
           { grant_type: "refresh_token", refresh_token: original },
@@ -559,7 +572,7 @@ for (const mode of await testModes()) {
       );
       assert.equal(exchange.status, 200, JSON.stringify(exchange.body));
       return {
-        ...(exchange.body as { access_token: string; refresh_token: string }),
+        ...(exchange.body as { access_token: string; refresh_token: string; scope: string }),
         code,
         verifier,
         redirect,
@@ -570,7 +583,51 @@ for (const mode of await testModes()) {
       it("logs in, asks consent, redirects with code and state, and exchanges the code with PKCE", async () => {
         const result = await authorizationCodeFlow("web-app", WEB_SECRET, "profile basic");
         assert.deepEqual(await scopesOf(result.access_token), ["basic", "profile"]);
+        assert.deepEqual(result.scope.split(" ").sort(), ["basic", "profile"]);
         assert.ok(result.refresh_token);
+      });
+
+      it("lets a public client refresh without a secret, rotating its refresh token as any client's", async () => {
+        const first = await authorizationCodeFlow("spa-app", undefined, "profile");
+        assert.ok(first.refresh_token);
+        const refreshed = await token({
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: "spa-app",
+        });
+        assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+        assert.equal(refreshed.body.scope, "profile");
+        assert.notEqual(refreshed.body.refresh_token, first.refresh_token);
+        assert.equal(await profileStatus(String(refreshed.body.access_token)), 200);
+
+        // A public client has no secret to give: one given is refused.
+        const withSecret = await token({
+          grant_type: "refresh_token",
+          refresh_token: String(refreshed.body.refresh_token),
+          client_id: "spa-app",
+          client_secret: "made-up",
+        });
+        assert.equal(withSecret.status, 401);
+        assert.equal(withSecret.body.error, "invalid_client");
+        // Another client cannot use it, and the one rotated away revokes the family when it comes back.
+        const otherClient = await token(
+          { grant_type: "refresh_token", refresh_token: String(refreshed.body.refresh_token) },
+          basic("web-app", WEB_SECRET),
+        );
+        assert.equal(otherClient.body.error, "invalid_grant");
+        const replay = await token({
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: "spa-app",
+        });
+        assert.equal(replay.body.error, "invalid_grant");
+        const descendant = await token({
+          grant_type: "refresh_token",
+          refresh_token: String(refreshed.body.refresh_token),
+          client_id: "spa-app",
+        });
+        assert.equal(descendant.body.error, "invalid_grant");
+        assert.equal(await profileStatus(String(refreshed.body.access_token)), 401);
       });
 
       it("lets a public client in only with PKCE", async () => {
