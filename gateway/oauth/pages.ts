@@ -10,6 +10,7 @@ function page(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style>
   body { font-family: system-ui, sans-serif; background: #f4f5f7; margin: 0; }

@@ -41,6 +41,9 @@ function redirectWith(
 function html(c: Context<GatewayEnv>, body: string, status: 200 | 400 = 200) {
   c.header("Cache-Control", "no-store");
   c.header("X-Frame-Options", "DENY");
+  // Neither the page's address (client, redirect URI, state, PKCE challenge) nor the platform's
+  // origin reaches the site the browser goes to next, the client's redirect URI included.
+  c.header("Referrer-Policy", "no-referrer");
   // No form-action: Chromium applies it to the redirect that follows the consent form.
   c.header(
     "Content-Security-Policy",

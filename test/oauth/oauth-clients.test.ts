@@ -14,19 +14,22 @@ const CHROMIUM = "/usr/bin/chromium";
 const SECRET = "interop-client-secret-0123456789abcdefghij";
 const PASSWORD = "a long and private passphrase";
 
-/** A stand-in for the client application's callback page, recording where the browser landed. */
-async function callbackServer(): Promise<{ url: string; server: Server }> {
-  const server = createServer((_request, response) => {
+/** A stand-in for the client application's callback page, recording the Referer of each visit. */
+async function callbackServer(): Promise<{ url: string; server: Server; referers: (string | undefined)[] }> {
+  const referers: (string | undefined)[] = [];
+  const server = createServer((request, response) => {
+    // The page's own requests (its icon) name the page; only the arrival is the client's to judge.
+    if (request.url?.startsWith("/callback")) referers.push(request.headers.referer);
     response.writeHead(200, { "content-type": "text/html" });
     response.end("<!doctype html><title>client callback</title><p>back at the client</p>");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, server, referers };
 }
 
 describe("OAuth2 with real clients", () => {
   let platform: TestPlatform;
-  let callback: { url: string; server: Server };
+  let callback: Awaited<ReturnType<typeof callbackServer>>;
   let removeDir: () => Promise<void>;
 
   before(async () => {
@@ -135,7 +138,7 @@ describe("OAuth2 with real clients", () => {
       const page = await browser.newPage();
       const state = "browser-state-1";
       const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
-      await page.goto(
+      const login = await page.goto(
         `${platform.url}/oauth2/authorize?${new URLSearchParams({
           response_type: "code",
           client_id: "interop-app",
@@ -146,6 +149,7 @@ describe("OAuth2 with real clients", () => {
           code_challenge_method: "S256",
         })}`,
       );
+      assert.equal(login?.headers()["referrer-policy"], "no-referrer", "the login page");
       await page.fill("#username", "dana");
       await page.fill("#password", "not the password");
       await page.click("button[type=submit]");
@@ -153,12 +157,21 @@ describe("OAuth2 with real clients", () => {
 
       await page.fill("#username", "dana");
       await page.fill("#password", PASSWORD);
-      await page.click("button[type=submit]");
+      const [consent] = await Promise.all([
+        page.waitForResponse((response) => response.url().endsWith("/oauth2/authorize/login")),
+        page.click("button[type=submit]"),
+      ]);
+      assert.equal(consent.headers()["referrer-policy"], "no-referrer", "the consent page");
       assert.match((await page.textContent("main")) ?? "", /read user identifier/);
       await Promise.all([page.waitForURL(`${callback.url}?**`), page.click("button[value=allow]")]);
       const landed = new URL(page.url());
       assert.equal(landed.searchParams.get("state"), state);
       assert.match(landed.searchParams.get("code") ?? "", /^[\w-]{43}$/);
+      assert.equal(
+        callback.referers.at(-1),
+        undefined,
+        "the client learns nothing of the pages it came from",
+      );
     } finally {
       await browser.close();
     }
