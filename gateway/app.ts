@@ -92,8 +92,9 @@ export function createGateway(deps: GatewayDeps) {
     },
   });
 
-  // Only methods that carry a body pass through the limit; GETs skip the extra middleware entirely.
-  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", limitBody(deps.config.http.bodyLimitBytes));
+  // Only methods that carry a body pass through the limits; GETs skip the extra middleware entirely.
+  const { bodyLimitBytes: maxBytes, jsonMaxDepth: maxJsonDepth } = deps.config.http;
+  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", limitBody({ maxBytes, maxJsonDepth }));
   // A surface that stores or looks up what callers send is mounted behind the text check; health,
   // metrics and documents are not, and with no middleware before them answer without a promise.
   const mountStoring = <SurfaceEnv extends Env>(prefix: string, surfaceApp: Hono<SurfaceEnv>) => {

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { BootstrapChannel } from "../contracts/bootstrap.ts";
 import { isBuiltInChannel } from "../contracts/channels.ts";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { jsonNestsDeeperThan, tooDeepDetail } from "../contracts/json-nesting.ts";
 import {
   channelRuleViolations,
   type NotificationBody,
@@ -80,6 +81,16 @@ function checkSender(token: AccessClaims, body: NotificationBody): void {
   );
 }
 
+/** A template message's content is JSON text, bounded as JSON in the body is. */
+function checkContentNesting(body: NotificationBody, maxDepth: number): void {
+  if (!body.channels.includes("msgapp_template") || body.content === undefined) return;
+  if (jsonNestsDeeperThan(body.content, maxDepth)) {
+    throw new PlatformError(ErrorCode.InvalidArgument, `content: ${tooDeepDetail(maxDepth)}`, {
+      field: "content",
+    });
+  }
+}
+
 /** Spec 000's per-channel rules, and every channel asked for configured on this platform. */
 function checkChannels(body: NotificationBody, channels: ChannelSettings): void {
   const [violation] = channelRuleViolations(body, channels.external);
@@ -137,6 +148,8 @@ export interface SendDeps {
   /** Whether jobs can be handed on now: a send is refused before anything is recorded otherwise. */
   brokerConnected: () => boolean;
   channels: () => ChannelSettings;
+  /** How deep the JSON of a `msgapp_template` content may nest. */
+  maxJsonDepth: number;
 }
 
 /**
@@ -149,6 +162,7 @@ export async function sendNotification(
   token: AccessClaims,
   body: NotificationBody,
 ): Promise<NotificationBody & { id: string }> {
+  checkContentNesting(body, deps.maxJsonDepth);
   checkSender(token, body);
   const channels = deps.channels();
   checkChannels(body, channels);

@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { DEFAULT_JSON_MAX_DEPTH } from "../contracts/json-nesting.ts";
 import { boolean, hostList, integer, milliseconds, timeZone, url } from "./config-values.ts";
 
 /**
@@ -48,6 +49,8 @@ export const ENVIRONMENT = {
     TRUST_PROXY_HOPS: integer(0, 10).default(0),
   },
   database: {
+    /** How deep arrays and objects may nest in JSON a client sends (bodies, parameters, form fields). */
+    JSON_MAX_DEPTH: integer(2, 1000).default(DEFAULT_JSON_MAX_DEPTH),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     DATABASE_POOL_SIZE: integer(1, 200).default(defaultPoolSize()),
   },
@@ -188,6 +191,7 @@ export interface Config {
   broker: { url: string | undefined };
   /** `format`: `auto` is pretty at a terminal, JSON otherwise. */
   log: { level: (typeof LOG_LEVELS)[number]; format: (typeof LOG_FORMATS)[number] };
+    jsonMaxDepth: number;
   bootstrapFile: string | undefined;
   shutdownTimeoutMs: number;
   /** Overrides the concurrency of every job kind in a worker process. */
@@ -296,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       authorizationCodeTtlSeconds: e.AUTHORIZATION_CODE_TTL_SECONDS,
+      jsonMaxDepth: e.JSON_MAX_DEPTH,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginFirstLockoutSeconds: e.LOGIN_FIRST_LOCKOUT_SECONDS,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,

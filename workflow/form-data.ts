@@ -1,3 +1,5 @@
+import { ErrorCode, localizedError } from "../contracts/errors.ts";
+import { jsonNestsDeeperThan, tooDeepDetail } from "../contracts/json-nesting.ts";
 import type { FieldDefinition } from "../contracts/workflow-definition.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 
@@ -66,10 +68,23 @@ export function checkFormData(
   }
 }
 
-/** Reads 3.2's and 2.11's `data`: a JSON-serialised map, or a map in a JSON body. */
-export function parseFormData(value: unknown): Record<string, unknown> {
+/**
+ * Reads 3.2's and 2.11's `data`: a JSON-serialised map (its arrays and objects nested at most
+ * `maxDepth` deep), or a map in a JSON body (whose nesting the gateway bounded with the body's).
+ */
+export function parseFormData(value: unknown, maxDepth: number): Record<string, unknown> {
   let data = value;
   if (typeof value === "string") {
+    if (jsonNestsDeeperThan(value, maxDepth)) {
+      // The platform's limit, as for a JSON body (400), not a rule of the form.
+      const detail = tooDeepDetail(maxDepth);
+      throw localizedError(
+        ErrorCode.InvalidArgument,
+        "invalidParameter",
+        { field: "data", detail },
+        { field: "data" },
+      );
+    }
     try {
       data = JSON.parse(value);
     } catch {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { type BootstrapChannel, bootstrapChannelSchema, bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { jsonNestsDeeperThan, tooDeepDetail } from "../../contracts/json-nesting.ts";
 import {
   channelRuleViolations,
   type NotificationBody,
@@ -165,6 +166,8 @@ export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
         render(c, channelEditView({ session: pageSession(c), name, text, error }), 400);
       if (text.length > ENTRY_MAX_CHARS)
         return refuse(`The entry is longer than ${ENTRY_MAX_CHARS} characters.`);
+      const maxDepth = deps.config.http.jsonMaxDepth;
+      if (jsonNestsDeeperThan(text, maxDepth)) return refuse(`The entry's ${tooDeepDetail(maxDepth)}.`);
       let json: unknown;
       try {
         json = JSON.parse(text);

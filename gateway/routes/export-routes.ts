@@ -10,6 +10,7 @@ import {
   exportJobProblem,
   exportJobSchema,
 } from "../../contracts/export.ts";
+import { jsonNestsDeeperThan, tooDeepDetail } from "../../contracts/json-nesting.ts";
 import { createFile } from "../../runtime/store/files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { errorResponses } from "../error-responses.ts";
@@ -23,9 +24,12 @@ import { type RequestParameters, requestParameters } from "../workflow/request-p
 type Parameters = RequestParameters;
 
 /** A parameter that is JSON in a query string or form, or already a value in a JSON body. */
-function jsonParameter(parameters: Parameters, name: string): unknown {
+function jsonParameter(parameters: Parameters, name: string, maxDepth: number): unknown {
   const value = parameters[name];
   if (typeof value !== "string") return value;
+  if (jsonNestsDeeperThan(value, maxDepth)) {
+    throw new PlatformError(ErrorCode.InvalidArgument, `${name}: ${tooDeepDetail(maxDepth)}`);
+  }
   try {
     return JSON.parse(value);
   } catch (error) {
@@ -63,7 +67,7 @@ function template(parameters: Parameters): string | undefined {
 const wantsJson = (c: Context<GatewayEnv>) => c.req.header("accept")?.includes("application/json") === true;
 
 /** The export job a request asks for, checked at the edge. */
-function exportJob(format: ExportFormat, parameters: Parameters, json: boolean): ExportJob {
+function exportJob(format: ExportFormat, parameters: Parameters, json: boolean, maxDepth: number): ExportJob {
   const templateUri = template(parameters);
   const outputPrefix = `exports/${timeOrderedId()}`;
   const job = exportJobSchema.safeParse(
@@ -72,8 +76,8 @@ function exportJob(format: ExportFormat, parameters: Parameters, json: boolean):
           format,
           ...(templateUri ? { templateUri } : {}),
           xlsx: {
-            data: jsonParameter(parameters, "data"),
-            fields: jsonParameter(parameters, "fields") ?? [],
+            data: jsonParameter(parameters, "data", maxDepth),
+            fields: jsonParameter(parameters, "fields", maxDepth) ?? [],
             label: boolean(parameters, "label"),
             row: integer(parameters, "row"),
             column: integer(parameters, "column"),
@@ -84,8 +88,8 @@ function exportJob(format: ExportFormat, parameters: Parameters, json: boolean):
           format,
           templateUri,
           document: {
-            data: jsonParameter(parameters, "data") ?? {},
-            fields: jsonParameter(parameters, "fields") ?? [],
+            data: jsonParameter(parameters, "data", maxDepth) ?? {},
+            fields: jsonParameter(parameters, "fields", maxDepth) ?? [],
             page: format === "png" ? integer(parameters, "page") : undefined,
             allPages: format === "png" && json,
           },
@@ -205,7 +209,7 @@ export function exportRoutes(deps: GatewayDeps) {
       );
     }
     const json = wantsJson(c);
-    const job = exportJob(format, await requestParameters(c), json);
+    const job = exportJob(format, await requestParameters(c), json, config.http.jsonMaxDepth);
     // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
     const result = await deps.jobs.call("export", job);
     if (json) {

@@ -23,7 +23,13 @@ export function notificationRoutes(deps: GatewayDeps) {
   const { sql } = deps.db;
   const { accessTokens } = deps.oauth;
   const channels = liveChannelSettings(deps.channels);
-  const sendDeps = { sql, jobs: deps.jobs, brokerConnected: () => deps.broker.isConnected(), channels };
+  const sendDeps = {
+    sql,
+    jobs: deps.jobs,
+    brokerConnected: () => deps.broker.isConnected(),
+    channels,
+    maxJsonDepth: deps.config.http.jsonMaxDepth,
+  };
   const send = new OpenAPIHono<GatewayEnv>();
   send.use(surface("open-api"));
   send.use(requireToken(accessTokens, { scopes: [] }));

@@ -294,7 +294,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
       entityName: "ProcessData",
     },
     async (_c, caller, { params, parameters }) => {
-      const change = parseFormData(parameters.data);
+      const change = parseFormData(parameters.data, deps.config.http.jsonMaxDepth);
       const ref = processRef(params.id);
       if (!ref) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${params.id}`);
       const data = await transaction(sql, async (tx) =>

@@ -134,7 +134,7 @@ export function workflowProcessRoutes(
       if (!code) throw new WorkflowRefusal("APP_NOT_FOUND", "code: name the workflow to start");
       if (caller.sys && !caller.userId)
         throw new WorkflowRefusal("USER_NOT_FOUND", "userId: a sys token names the owner");
-      const data = parseFormData(parameters.data);
+      const data = parseFormData(parameters.data, deps.config.http.jsonMaxDepth);
       const workflowApp = await apps.get(caller.tenantId, code, caller.test);
       if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
       const firstAssignee =
