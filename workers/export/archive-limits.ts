@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createInflateRaw } from "node:zlib";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { IMAGE_MAGIC_BYTES, imageSize, isRasterImage, MAX_IMAGE_PIXELS } from "./image-pixels.ts";
 import {
   ArchiveRefused,
   END_RECORD_WINDOW,
@@ -28,6 +29,8 @@ export const RATIO_FLOOR_BYTES = 1024 * 1024;
 export const MAX_NESTING = 2;
 const CHUNK_BYTES = 64 * 1024;
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+/** Bytes enough to tell an archive or an image by its start. */
+const HEAD_BYTES = Math.max(ZIP_MAGIC.length, IMAGE_MAGIC_BYTES);
 
 interface Budget {
   bytes: number;
@@ -95,9 +98,28 @@ async function checkEntry(
   const data = zip.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
   const cap = ratioCap(entry, limits);
   let inflated = 0;
-  let head: Buffer = Buffer.alloc(0);
+  /** What the entry's first bytes show it to be, once there are enough of them. */
+  let kind: "archive" | "image" | "other" | undefined;
+  /** Its bytes while they are needed: until it is told apart, and then an archive's or an image's. */
+  let kept: Buffer[] = [];
   let tail: Buffer = Buffer.alloc(0);
-  let archive: Buffer[] | undefined;
+  const tellApart = (): ArchiveRefused | undefined => {
+    const head = Buffer.concat(kept).subarray(0, HEAD_BYTES);
+    kind = head.subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC)
+      ? "archive"
+      : isRasterImage(head)
+        ? "image"
+        : "other";
+    if (kind === "other") {
+      keepTail(Buffer.concat(kept));
+      kept = [];
+    }
+    return kind === "archive" && depth >= MAX_NESTING ? nestedTooDeep(name) : undefined;
+  };
+  const keepTail = (chunk: Buffer) => {
+    tail = chunk.length >= END_RECORD_WINDOW ? chunk : Buffer.concat([tail, chunk]);
+    tail = tail.subarray(Math.max(0, tail.length - END_RECORD_WINDOW));
+  };
   /** Counts a chunk of output: the refusal it brings, if any. */
   const take = (chunk: Buffer): ArchiveRefused | undefined => {
     inflated += chunk.length;
@@ -107,19 +129,9 @@ async function checkEntry(
       );
     if (inflated > cap) return ratioExceeded(name, limits);
     if (budget.bytes + inflated > limits.maxBytes) return totalExceeded(name, limits);
-    if (head.length < ZIP_MAGIC.length) {
-      head = Buffer.concat([head, chunk.subarray(0, ZIP_MAGIC.length)]);
-      if (head.subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC)) {
-        if (depth >= MAX_NESTING) return nestedTooDeep(name);
-        archive = [];
-      }
-    }
-    if (archive) archive.push(chunk);
-    else {
-      tail = chunk.length >= END_RECORD_WINDOW ? chunk : Buffer.concat([tail, chunk]);
-      tail = tail.subarray(Math.max(0, tail.length - END_RECORD_WINDOW));
-    }
-    return undefined;
+    if (kind === "other") keepTail(chunk);
+    else kept.push(chunk);
+    return kind === undefined && inflated >= HEAD_BYTES ? tellApart() : undefined;
   };
   await inflate(data, entry.method, name, take);
   if (inflated !== entry.uncompressedSize)
@@ -127,17 +139,31 @@ async function checkEntry(
       `the entry ${quoted(name)} inflates to ${inflated} bytes, not the ${entry.uncompressedSize} its header declares`,
     );
   budget.bytes += inflated;
+  if (kind === undefined) {
+    const refusal = tellApart();
+    if (refusal) throw refusal;
+  }
+  if (kind === "image") await checkImage(Buffer.concat(kept), name);
   // A zip is read from its end record, wherever it starts: such an entry is inflated again, kept this time.
-  if (!archive && endsWithEndRecord(tail)) {
+  if (kind === "other" && endsWithEndRecord(tail)) {
     if (depth >= MAX_NESTING) throw nestedTooDeep(name);
-    const kept: Buffer[] = [];
+    kept = [];
     await inflate(data, entry.method, name, (chunk) => {
       kept.push(chunk);
       return undefined;
     });
-    archive = kept;
+    kind = "archive";
   }
-  if (archive) await checkEntries(Buffer.concat(archive), limits, budget, `${name}!/`, depth + 1);
+  if (kind === "archive") await checkEntries(Buffer.concat(kept), limits, budget, `${name}!/`, depth + 1);
+}
+
+/** LibreOffice decodes a document's pictures to make its PDF and page images: their size is bounded. */
+async function checkImage(image: Buffer, name: string): Promise<void> {
+  const size = await imageSize(image);
+  if (size && size.width * size.height > MAX_IMAGE_PIXELS)
+    throw new ArchiveRefused(
+      `the image ${quoted(name)} is ${size.width}×${size.height} pixels, more than ${MAX_IMAGE_PIXELS}`,
+    );
 }
 
 /** Inflates an entry's `data` a chunk at a time into `take`, stopping at the first refusal it answers. */

@@ -1,6 +1,7 @@
 import bwipjs from "bwip-js";
 import sharp, { type Metadata } from "sharp";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { MAX_IMAGE_PIXELS } from "./image-pixels.ts";
 
 /** What an image placeholder shows: a picture fetched by URI, or a thing's code as a barcode. */
 export type ImageSource = { kind: "uri"; uri: string } | { kind: "barcode"; code: string };
@@ -99,12 +100,18 @@ async function barcode(code: string): Promise<Buffer> {
 async function prepare(bytes: Buffer, what: string): Promise<PreparedImage> {
   let metadata: Metadata;
   try {
-    metadata = await sharp(bytes).metadata();
+    metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
   } catch {
     throw new PlatformError(ErrorCode.InvalidArgument, `data: ${what} is not an image`);
   }
+  if (metadata.width * metadata.height > MAX_IMAGE_PIXELS) {
+    throw new PlatformError(
+      ErrorCode.InvalidArgument,
+      `data: ${what} is ${metadata.width}×${metadata.height} pixels, more than ${MAX_IMAGE_PIXELS}`,
+    );
+  }
   const keep = metadata.format === "png" || metadata.format === "jpeg";
-  const output = keep ? bytes : await sharp(bytes).png().toBuffer();
+  const output = keep ? bytes : await sharp(bytes, { limitInputPixels: MAX_IMAGE_PIXELS }).png().toBuffer();
   const width = metadata.width * EMU_PER_PIXEL;
   const height = metadata.height * EMU_PER_PIXEL;
   const scale = Math.min(1, MAX_WIDTH_EMU / width);
