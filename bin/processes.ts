@@ -82,7 +82,12 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     });
     if (!parts.serveHttp && config.metrics.port !== undefined) {
       metricsServer = await startMetricsServer(
-        { port: config.metrics.port, host: config.http.host, token: config.metrics.token },
+        {
+          port: config.metrics.port,
+          host: config.http.host,
+          token: config.metrics.token,
+          open: config.metrics.open,
+        },
         log,
       );
     }

@@ -60,8 +60,10 @@ export const ENVIRONMENT = {
   operations: {
     /** Operator token for the admin API; unset, the admin API answers 404. */
     ADMIN_TOKEN: z.string().min(32, "a string of at least 32 characters").optional(),
-    /** Bearer token a scraper of `/metrics` must send; unset, `/metrics` is open (keep it off the internet). */
+    /** Bearer token a scraper of `/metrics` must send; unset, `/metrics` answers 401 unless METRICS_PUBLIC. */
     METRICS_TOKEN: z.string().min(16, "a string of at least 16 characters").optional(),
+    /** Serve `/metrics` without a token (only where no one untrusted reaches it); ignored with METRICS_TOKEN. */
+    METRICS_PUBLIC: boolean().default(false),
     /** A worker process serves `/metrics` and `/healthz` on this port; unset, it serves nothing. */
     METRICS_PORT: integer(1, 65535).optional(),
   },
@@ -207,7 +209,8 @@ export interface Config {
     loginAddressMaxFailures: number;
   };
   adminToken: string | undefined;
-  metrics: { token: string | undefined; port: number | undefined };
+  /** `open`: `/metrics` without a token, by the operator's choice; neither set, it is closed. */
+  metrics: { token: string | undefined; open: boolean; port: number | undefined };
   filesDir: string;
   files: {
     /** Where file URLs point (`<publicUrl>/file/<id>`); PUBLIC_URL unless FILE_PUBLIC_URL says otherwise. */
@@ -307,7 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginAddressMaxFailures: e.LOGIN_ADDRESS_MAX_FAILURES,
     },
     adminToken: e.ADMIN_TOKEN,
-    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    metrics: { token: e.METRICS_TOKEN, open: e.METRICS_PUBLIC, port: e.METRICS_PORT },
     filesDir: resolve(e.FILES_DIR ?? `${e.DATA_DIR}/files`),
     files: {
       publicUrl: (e.FILE_PUBLIC_URL ?? publicUrl).replace(/\/$/, ""),

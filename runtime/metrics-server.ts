@@ -2,19 +2,24 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "./logger.ts";
 import { metrics, PROMETHEUS_CONTENT_TYPE } from "./metrics.ts";
-import { bearsToken } from "./secrets.ts";
+import { METRICS_CHALLENGE, type MetricsAccess, metricsRefusal } from "./metrics-access.ts";
 
 export interface MetricsServer {
   port: number;
   close(): Promise<void>;
 }
 
+/** The platform's error envelope of a refused scrape, as the gateway answers it. */
+function refusalBody(message: string): string {
+  return JSON.stringify({ errno: 10007, ecode: "UNAUTHENTICATED", error: message, total: 0, entities: [] });
+}
+
 /**
  * What a worker process, which serves no API, answers a scraper and a liveness probe with:
- * `GET /metrics` (behind `token` when set) and `GET /healthz`. Nothing else.
+ * `GET /metrics` (under the same access rule as the gateway's) and `GET /healthz`. Nothing else.
  */
 export async function startMetricsServer(
-  options: { port: number; host: string; token: string | undefined },
+  options: { port: number; host: string } & MetricsAccess,
   log: Logger,
 ): Promise<MetricsServer> {
   const server = createServer(async (request, response) => {
@@ -27,10 +32,11 @@ export async function startMetricsServer(
       response.writeHead(200, { "Content-Type": "application/json" }).end('{"status":"ok"}');
       return;
     }
-    if (options.token && !bearsToken(request.headers.authorization, options.token)) {
+    const refusal = metricsRefusal(options, request.headers.authorization);
+    if (refusal) {
       response
-        .writeHead(401, { "Content-Type": "application/json", "WWW-Authenticate": 'Bearer realm="metrics"' })
-        .end('{"error":"the metrics API needs its operator token"}');
+        .writeHead(401, { "Content-Type": "application/json", "WWW-Authenticate": METRICS_CHALLENGE })
+        .end(refusalBody(refusal));
       return;
     }
     response

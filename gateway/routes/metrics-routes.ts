@@ -1,10 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { metrics, PROMETHEUS_CONTENT_TYPE } from "../../runtime/metrics.ts";
+import { METRICS_CHALLENGE, type MetricsAccess, metricsRefusal } from "../../runtime/metrics-access.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { requireOperatorToken } from "../middleware/require-operator-token.ts";
 
-/** The route, behind the scraper's token when there is one. */
+/** The route, behind the scraper's token unless the operator opened it. */
 function metricsRoute(secured: boolean) {
   return createRoute({
     method: "get",
@@ -19,18 +21,33 @@ function metricsRoute(secured: boolean) {
         content: { "text/plain": { schema: z.string() } },
       },
       ...(secured
-        ? errorResponses("platform", [401], { 401: "without the scraper's token (METRICS_TOKEN)" })
+        ? errorResponses("platform", [401], {
+            401: "without the scraper's token (METRICS_TOKEN); always, when neither METRICS_TOKEN nor METRICS_PUBLIC is set",
+          })
         : {}),
     },
   });
 }
 
-/** The Prometheus scrape endpoint (mounted at `/metrics`); behind `METRICS_TOKEN` when the operator sets one. */
+function requireScraper(access: MetricsAccess): MiddlewareHandler<GatewayEnv> {
+  return async function requireScraper(c, next) {
+    const refusal = metricsRefusal(access, c.req.header("authorization"));
+    if (refusal)
+      throw new PlatformError(ErrorCode.Unauthenticated, refusal, { challenge: METRICS_CHALLENGE });
+    await next();
+  };
+}
+
+/**
+ * The Prometheus scrape endpoint (mounted at `/metrics`): behind `METRICS_TOKEN`, open only when
+ * the operator sets `METRICS_PUBLIC`, and closed with neither.
+ */
 export function metricsRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const token = deps.config.metrics.token;
-  if (token) app.use(requireOperatorToken(token, "metrics"));
-  return app.openapi(metricsRoute(Boolean(token)), async (c) =>
+  const { token, open } = deps.config.metrics;
+  const secured = Boolean(token) || !open;
+  if (secured) app.use(requireScraper({ token, open }));
+  return app.openapi(metricsRoute(secured), async (c) =>
     c.text(await metrics.render(), 200, {
       "Content-Type": PROMETHEUS_CONTENT_TYPE,
       "Cache-Control": "no-store",

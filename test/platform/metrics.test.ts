@@ -1,18 +1,20 @@
 import assert from "node:assert/strict";
 import { startWorker } from "../../bin/processes.ts";
 import { loadConfig } from "../../runtime/config.ts";
+import { startMetricsServer } from "../../runtime/metrics-server.ts";
 import { metricSamples } from "../support/metric-samples.ts";
 import {
   freePort,
   startTestPlatform,
   type TestPlatform,
+  tempDir,
   testModes,
   withBootstrap,
 } from "../support/platform.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { issueToken } from "../support/tokens.ts";
-import { waitFor } from "../support/wait.ts";
+import { silentLogger, waitFor } from "../support/wait.ts";
 
 const APP = { id: "metrics-app", secret: "metrics-app-secret-0123456789abcdefghij" };
 const METRICS_TOKEN = "scraper-token-0123456789";
@@ -28,6 +30,80 @@ async function scrape(url: string): Promise<Map<string, number>> {
 function grew(before: Map<string, number>, after: Map<string, number>, series: string): number {
   return (after.get(series) ?? 0) - (before.get(series) ?? 0);
 }
+
+/** A refused scrape: 401 in the platform's envelope, asking for the scraper's token. */
+async function assertClosed(response: Response, message: RegExp): Promise<void> {
+  assert.equal(response.status, 401);
+  assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="metrics"');
+  const body = (await response.json()) as Record<string, unknown>;
+  assert.deepEqual(
+    { ...body, error: undefined },
+    {
+      errno: 10007,
+      ecode: "UNAUTHENTICATED",
+      error: undefined,
+      total: 0,
+      entities: [],
+    },
+  );
+  assert.match(String(body.error), message);
+}
+
+const CLOSED = /set METRICS_TOKEN .*or set METRICS_PUBLIC=true/;
+
+describe("/metrics without METRICS_TOKEN", () => {
+  const stops: (() => Promise<void>)[] = [];
+  let closed: TestPlatform;
+  let open: TestPlatform;
+
+  before(async () => {
+    for (const opened of [false, true]) {
+      const dir = await tempDir();
+      stops.push(dir.remove);
+      const platform = await startTestPlatform({
+        DATA_DIR: dir.path,
+        ...(opened ? { METRICS_PUBLIC: "true" } : {}),
+      });
+      stops.unshift(platform.stop);
+      if (opened) open = platform;
+      else closed = platform;
+    }
+  });
+
+  after(async () => {
+    for (const stop of stops) await stop();
+  });
+
+  it("is closed unless the operator opens it: 401 saying to set METRICS_TOKEN or METRICS_PUBLIC", async () => {
+    await assertClosed(await fetch(`${closed.url}/metrics`), CLOSED);
+    await assertClosed(
+      await fetch(`${closed.url}/metrics`, { headers: { authorization: "Bearer anything-at-all-0123" } }),
+      CLOSED,
+    );
+    const opened = await fetch(`${open.url}/metrics`);
+    assert.equal(opened.status, 200);
+    assert.match(await opened.text(), /^# (HELP|TYPE) /m);
+  });
+
+  it("a worker's /metrics follows the same rule", async () => {
+    for (const [access, status] of [
+      [{ token: undefined, open: false }, 401],
+      [{ token: undefined, open: true }, 200],
+      [{ token: METRICS_TOKEN, open: true }, 401],
+    ] as const) {
+      const server = await startMetricsServer({ port: 0, host: "127.0.0.1", ...access }, silentLogger);
+      try {
+        const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
+        if (status === 200) {
+          assert.equal(response.status, 200, JSON.stringify(access));
+          await response.arrayBuffer();
+        } else await assertClosed(response, access.token ? /needs its operator token/ : CLOSED);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
 
 for (const mode of await testModes()) {
   describe(`/metrics (${mode.name})`, { skip: mode.skip }, () => {

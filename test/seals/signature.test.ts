@@ -90,6 +90,8 @@ for (const mode of await testModes()) {
         SIGN_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT),
         SIGN_TIMEOUT_MS: "4000",
         ADMIN_TOKEN,
+        // Read below for the dead and refused sign jobs.
+        METRICS_PUBLIC: "true",
       });
       token = await appToken("seal-app", "signature");
     });

@@ -86,7 +86,8 @@ export class PlatformProcess {
     const port = await freePort();
     const child = PlatformProcess.spawn(
       ["bin/worker.ts", ...queues],
-      { ...env, METRICS_PORT: String(port), HOST: "127.0.0.1" },
+      // Its /metrics open to the test, as a scraper inside the network would read it.
+      { METRICS_PUBLIC: "true", ...env, METRICS_PORT: String(port), HOST: "127.0.0.1" },
       root,
     );
     return PlatformProcess.ready(child, `http://127.0.0.1:${port}`, "/healthz");
