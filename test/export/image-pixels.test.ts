@@ -1,36 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { crc32, deflateSync } from "node:zlib";
 import sharp from "sharp";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { checkArchive } from "../../workers/export/archive-limits.ts";
 import { loadImages } from "../../workers/export/docx-images.ts";
+import { pngDeclaring } from "../support/image-bombs.ts";
 import { deflatedEntry, docxWith, storedEntry } from "../support/zip-bombs.ts";
 
 const LIMITS = { maxBytes: 100 * 1024 * 1024, maxRatio: 100, maxEntries: 10_000 };
-
-function chunk(type: string, data: Buffer): Buffer {
-  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A PNG of a few dozen bytes whose header declares `width`×`height` grey pixels. */
-function pngDeclaring(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.writeUInt8(8, 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", deflateSync(Buffer.alloc(width + 1))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
 
 async function refused(promise: Promise<unknown>, expected: RegExp): Promise<void> {
   await assert.rejects(promise, (error) => {

@@ -5,6 +5,7 @@ import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import PizZip from "pizzip";
 import { buildDocx } from "../support/docx-fixtures.ts";
+import { pngDeclaring } from "../support/image-bombs.ts";
 import { bombEntry, deflatedEntry, type RawEntry, storedEntry, writeZip } from "../support/zip-bombs.ts";
 import { checkResponse } from "./support/envelopes.ts";
 import { type FuzzPlatform, startFuzzPlatform } from "./support/fuzz-platform.ts";
@@ -15,8 +16,9 @@ import { FuzzTally } from "./support/tally.ts";
 /**
  * Archive bombs of random shapes as export templates: entries inflating far past their size, with
  * honest or lying headers, past the total in many entries, past the count of entries, nested in
- * one another, sharing their bytes, or malformed in the ways parsers disagree about. Each is
- * refused with a 4xx, never a 500, and the platform keeps answering.
+ * one another, sharing their bytes, malformed in the ways parsers disagree about, or holding a
+ * picture of more pixels than anything should decode. Each is refused with a 4xx, never a 500,
+ * and the platform keeps answering.
  */
 
 /** Templates served to the export service by id, from the one host it may fetch from. */
@@ -96,7 +98,8 @@ type Shape =
   | { kind: "entries"; count: number }
   | { kind: "nested"; depth: number; stored: boolean; inner: Shape }
   | { kind: "overlap"; copies: number }
-  | { kind: "malformed"; flaw: Flaw; name: string };
+  | { kind: "malformed"; flaw: Flaw; name: string }
+  | { kind: "picture"; width: number; height: number; stored: boolean };
 
 type Flaw = "encrypted" | "method" | "escape" | "zip64" | "prefix" | "truncated" | "local name" | "absolute";
 
@@ -126,6 +129,17 @@ const simpleShape: fc.Arbitrary<Shape> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant("overlap" as const), copies: fc.integer({ min: 1, max: 200 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        kind: fc.constant("picture" as const),
+        width: fc.integer({ min: 1, max: 100_000 }),
+        height: fc.integer({ min: 1, max: 100_000 }),
+        stored: fc.boolean(),
+      })
+      .filter(({ width, height }) => width * height > 50_000_000),
   },
   {
     weight: 2,
@@ -201,6 +215,12 @@ function bombEntries(shape: Shape): RawEntry[] {
         headerAt: 0,
       }));
       return [kernel, ...copies];
+    }
+    case "picture": {
+      // A picture declaring more pixels than allowed, for LibreOffice to decode into a PDF.
+      const png = pngDeclaring(shape.width, shape.height);
+      const name = "word/media/image1.png";
+      return [shape.stored ? storedEntry(name, png) : deflatedEntry(name, png)];
     }
     case "malformed":
       return [malformed(shape.flaw as Exclude<Flaw, "prefix">, shape.name)];
