@@ -11,6 +11,7 @@ import { type MetricsServer, startMetricsServer } from "../runtime/metrics-serve
 import { warmUpNextTick } from "../runtime/next-tick-warm-up.ts";
 import { openPlatform, type Platform } from "../runtime/platform.ts";
 import { observeBroker } from "../runtime/platform-metrics.ts";
+import { readiness } from "../runtime/readiness.ts";
 import type { JobParts } from "../workers/job-parts.ts";
 import { jobsForQueues } from "../workers/job-runner.ts";
 import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
@@ -87,6 +88,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
           host: config.http.host,
           token: config.metrics.token,
           open: config.metrics.open,
+          readiness: () => readiness({ db, broker, draining }),
         },
         log,
       );

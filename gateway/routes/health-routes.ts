@@ -1,4 +1,5 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { readiness } from "../../runtime/readiness.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 
 const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
@@ -37,13 +38,7 @@ export function healthRoutes(deps: GatewayDeps) {
   return new OpenAPIHono<GatewayEnv>()
     .openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200))
     .openapi(readinessRoute, async (c) => {
-      const database = await deps.db.isReachable();
-      const broker = deps.broker.isConnected();
-      const draining = deps.draining.value;
-      const ready = database && broker && !draining;
-      return c.json(
-        { status: ready ? ("ready" as const) : ("not ready" as const), database, broker, draining },
-        ready ? 200 : 503,
-      );
+      const state = await readiness(deps);
+      return c.json(state, state.status === "ready" ? 200 : 503);
     });
 }

@@ -210,7 +210,7 @@ for (const mode of await testModes()) {
     });
 
     if (mode.name === "distributed") {
-      it("a worker process serves its own /metrics and /healthz on METRICS_PORT", async () => {
+      it("a worker process serves its own /metrics, /healthz and /readyz on METRICS_PORT", async () => {
         const port = await freePort();
         const worker = await startWorker(
           loadConfig({ ...env, METRICS_PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "silent" }),
@@ -219,6 +219,15 @@ for (const mode of await testModes()) {
         try {
           const url = `http://127.0.0.1:${port}`;
           assert.equal((await fetch(`${url}/healthz`)).status, 200);
+          const ready = await fetch(`${url}/readyz`);
+          assert.equal(ready.status, 200);
+          assert.equal(ready.headers.get("x-content-type-options"), "nosniff");
+          assert.deepEqual(await ready.json(), {
+            status: "ready",
+            database: true,
+            broker: true,
+            draining: false,
+          });
           assert.equal((await fetch(`${url}/metrics`)).status, 401);
           const scraped = await scrape(url);
           assert.ok(
