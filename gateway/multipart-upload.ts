@@ -50,6 +50,8 @@ export async function readMultipart<Stored>(
       limits: { fieldSize: MAX_FIELD_BYTES, fields: MAX_FIELDS, files: 1, parts: MAX_FIELDS + 1 },
       // Let a file part run ahead of the disk by up to 1 MB before the socket is paused.
       fileHwm: 1024 * 1024,
+      // Browsers and HTTP clients send a file's name as raw UTF-8, not busboy's default Latin-1.
+      defParamCharset: "utf8",
     });
   } catch (error) {
     throw new PlatformError(

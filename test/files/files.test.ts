@@ -142,6 +142,19 @@ for (const { mode, s3 } of variants) {
       assert.deepEqual(new Uint8Array(await got.arrayBuffer()), new Uint8Array(png));
     });
 
+    it("keeps a file's name as its uploader wrote it, in any script", async () => {
+      const stored = await upload(new TextEncoder().encode("成绩"), { name: "成绩单 Grades – 2026.txt" });
+      assert.equal(stored.status, 200, JSON.stringify(stored.body));
+      assert.equal(stored.body.entities[0]!.name, "成绩单 Grades – 2026.txt");
+      const got = await download(stored.body.entities[0]!.id as string);
+      assert.match(
+        got.headers.get("content-disposition") ?? "",
+        new RegExp(
+          `filename\\*=UTF-8''${encodeURIComponent("成绩单 Grades – 2026.txt").replace(/[()*]/g, "\\$&")}`,
+        ),
+      );
+    });
+
     it("stores identical content once, however many files share it", async () => {
       const bytes = new TextEncoder().encode(`shared content ${mode.name}`);
       const first = await upload(bytes);
