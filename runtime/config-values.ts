@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseHostEntry } from "./template-hosts.ts";
 
 /** How one environment variable's text becomes a value; each message says what is expected. */
 
@@ -40,10 +41,14 @@ export function milliseconds(example: string) {
     .transform((value) => value.split(",").map(Number));
 }
 
+/** `name`, `*.domain` or an address (`[…]` for IPv6), each with `:port` or not, separated by commas. */
 export function hostList() {
   return z
     .string()
-    .regex(/^(\*\.)?[a-z0-9.-]+(,(\*\.)?[a-z0-9.-]+)*$/i, "host names separated by commas")
+    .refine(
+      (value) => value.split(",").every((entry) => parseHostEntry(entry) !== undefined),
+      "host names or addresses, each with a port or not (docs.example.edu, *.example.edu:8443, 10.0.0.5:8080), separated by commas",
+    )
     .transform((value) => value.toLowerCase().split(","));
 }
 

@@ -1,48 +1,60 @@
+import { lookup as systemLookup } from "node:dns/promises";
+import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import type { Queryable } from "./database.ts";
+import { isInternalAddress, parseAddress } from "./internal-address.ts";
+import type { Logger } from "./logger.ts";
 import type { FileStorage } from "./storage/file-storage.ts";
 import { fileById } from "./store/files.ts";
+import { HostAllowlist } from "./template-hosts.ts";
+
+/** A resolved address of a name, as `dns.lookup` gives it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
 
 export interface TemplateSourceOptions {
   sql: Queryable;
   storage: FileStorage;
   /** The platform's addresses (PUBLIC_URL, FILE_PUBLIC_URL): templates on its own file service are read from storage. */
   publicUrls: readonly string[];
-  /** Hosts templates may be fetched from: `docs.example.edu`, or `*.example.edu` for its subdomains. */
+  /**
+   * Hosts and ports templates may be fetched from: `docs.example.edu` (on the scheme's default
+   * port), `*.example.edu` for its subdomains, `docs.example.edu:8443`, `10.0.0.5:8080`, `[fd00::5]`.
+   */
   allowedHosts: readonly string[];
   maxBytes: number;
   timeoutMs: number;
+  /** Why a fetch failed goes here; the caller is told only that it did. */
+  log: Logger;
+  /** Every address of a name; the system resolver's unless a test stands in for it. */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
 }
 
-function hostAllowed(host: string, allowed: readonly string[]): boolean {
-  return allowed.some((pattern) =>
-    pattern.startsWith("*.")
-      ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1
-      : host === pattern,
-  );
-}
+/** Why a fetch failed, for the log: the caller's answer is the same whatever it was. */
+class FetchFailure extends Error {}
+
+const systemResolve = (hostname: string) => systemLookup(hostname, { all: true, verbatim: true });
 
 /**
  * Export templates by URI. A template URI is caller input, so it is fetched only from the hosts
- * the operator allows (no other address is ever contacted, internal ones included), without
- * following redirects, within a size limit and a timeout. Files of the platform's own file
- * service are read from storage directly.
+ * and ports the operator allows, from public addresses only unless an internal address is listed
+ * itself, without following redirects, within a size limit and a timeout. The address checked is
+ * the address connected to (a second resolution could answer another). Every failure answers the
+ * caller alike, so nothing tells an open port from a closed one or a name that resolves from one
+ * that does not. Files of the platform's own file service are read from storage directly.
  */
 export class TemplateSource {
-  private agent: Agent | undefined;
+  private readonly allowlist: HostAllowlist;
+  private readonly resolve: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** Fetches under way, each on a dispatcher of its own, ended at `close`. */
+  private readonly inFlight = new Set<Agent>();
 
-  constructor(private readonly options: TemplateSourceOptions) {}
-
-  /** undici is loaded at the first template fetched from another host, not at every worker's start. */
-  private async client() {
-    const undici = await import("undici");
-    this.agent ??= new undici.Agent({
-      headersTimeout: this.options.timeoutMs,
-      bodyTimeout: this.options.timeoutMs,
-      connectTimeout: this.options.timeoutMs,
-    });
-    return { request: undici.request, agent: this.agent };
+  constructor(private readonly options: TemplateSourceOptions) {
+    this.allowlist = new HostAllowlist(options.allowedHosts);
+    this.resolve = options.resolve ?? systemResolve;
   }
 
   /** `what` names the URI in errors: the template, or an image of the data. */
@@ -60,44 +72,81 @@ export class TemplateSource {
       const own = `${base}/file/`;
       if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length), what);
     }
-    if (!hostAllowed(url.hostname, this.options.allowedHosts)) {
+    if (!this.allowlist.allows(url)) {
       throw new PlatformError(
         ErrorCode.PermissionDenied,
-        `${what}: the host ${url.hostname} is not among those the export service may fetch from (EXPORT_TEMPLATE_HOSTS)`,
+        `${what}: the host ${url.host} is not among those the export service may fetch from (EXPORT_TEMPLATE_HOSTS)`,
       );
     }
-    const { request, agent } = await this.client();
-    let response: Awaited<ReturnType<typeof request>>;
     try {
-      // Redirects are not followed (undici does not unless asked): a 3xx is refused like any non-200.
-      response = await request(url, { dispatcher: agent });
+      return await this.download(url, await this.checkedAddress(url));
     } catch (error) {
-      throw new PlatformError(
-        ErrorCode.Unprocessable,
-        `${what}: ${url.host} could not be reached: ${(error as Error).message}`,
+      this.options.log.warn(
+        { what, host: url.host, reason: error instanceof FetchFailure ? error.message : String(error) },
+        "export source could not be fetched",
+      );
+      throw new PlatformError(ErrorCode.Unprocessable, `${what}: could not be fetched from ${url.host}`);
+    }
+  }
+
+  /** The address to connect to: the URL's own, or the name's, when every address it has may be reached. */
+  private async checkedAddress(url: URL): Promise<ResolvedAddress> {
+    const literal = parseAddress(url.hostname);
+    // An address in the URL matched an entry naming that address: it is listed itself.
+    if (literal) return { address: url.hostname.replace(/^\[|\]$/g, ""), family: literal.family };
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await this.resolve(url.hostname);
+    } catch (error) {
+      throw new FetchFailure(`${url.hostname} does not resolve: ${(error as Error).message}`);
+    }
+    if (addresses.length === 0) throw new FetchFailure(`${url.hostname} has no address`);
+    const internal = addresses.find(
+      ({ address }) => isInternalAddress(address) && !this.allowlist.listsAddress(address, url),
+    );
+    if (internal) {
+      throw new FetchFailure(
+        `${url.hostname} resolves to ${internal.address}, an internal address not listed itself in EXPORT_TEMPLATE_HOSTS`,
       );
     }
-    if (response.statusCode !== 200) {
-      await response.body.dump();
-      throw new PlatformError(
-        ErrorCode.Unprocessable,
-        `${what}: ${url.host} answered ${response.statusCode}`,
-      );
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body) {
-      size += (chunk as Buffer).length;
-      if (size > this.options.maxBytes) {
-        response.body.destroy();
-        throw new PlatformError(
-          ErrorCode.Unprocessable,
-          `${what}: larger than ${this.options.maxBytes} bytes`,
-        );
+    return addresses[0]!;
+  }
+
+  /** One request to `url`, its connection made to `pinned` whatever the name resolves to by then. */
+  private async download(url: URL, pinned: ResolvedAddress): Promise<Buffer> {
+    const undici = await import("undici");
+    const lookup: LookupFunction = (_hostname, options, callback) => {
+      if (options.all) callback(null, [pinned]);
+      else callback(null, pinned.address, pinned.family);
+    };
+    const agent = new undici.Agent({
+      headersTimeout: this.options.timeoutMs,
+      bodyTimeout: this.options.timeoutMs,
+      connect: { timeout: this.options.timeoutMs, lookup },
+    });
+    this.inFlight.add(agent);
+    try {
+      // Redirects are not followed (undici does not unless asked): a 3xx fails like any non-200.
+      const response = await undici.request(url, { dispatcher: agent });
+      if (response.statusCode !== 200) {
+        await response.body.dump();
+        throw new FetchFailure(`${url.host} answered ${response.statusCode}`);
       }
-      chunks.push(chunk as Buffer);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body) {
+        size += (chunk as Buffer).length;
+        if (size > this.options.maxBytes) {
+          response.body.destroy();
+          throw new FetchFailure(`larger than EXPORT_TEMPLATE_MAX_BYTES (${this.options.maxBytes} bytes)`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return Buffer.concat(chunks);
+    } finally {
+      this.inFlight.delete(agent);
+      await agent.destroy();
     }
-    return Buffer.concat(chunks);
   }
 
   private async ownFile(id: string, what: string): Promise<Buffer> {
@@ -116,6 +165,6 @@ export class TemplateSource {
   }
 
   async close(): Promise<void> {
-    await this.agent?.close();
+    await Promise.all([...this.inFlight].map((agent) => agent.destroy()));
   }
 }

@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import ExcelJS from "exceljs";
-import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
+import {
+  freePort,
+  startTestPlatform,
+  type TestPlatform,
+  testModes,
+  withBootstrap,
+} from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { issueToken } from "../support/tokens.ts";
 
@@ -29,6 +35,13 @@ for (const mode of await testModes()) {
     let templateRequests = 0;
     let hostPort = 0;
     let template: Buffer;
+    // Listeners that count connections: one hangs up at once, one only a name of its port is listed for.
+    let hangUp: TcpServer;
+    let hangUpPort = 0;
+    let nameOnly: TcpServer;
+    let nameOnlyPort = 0;
+    let connections = 0;
+    let closedPort = 0;
 
     const exportXlsx = (query: Record<string, string>, init: RequestInit = {}) =>
       fetch(`${platform.url}/export/xlsx?${new URLSearchParams({ access_token: token, ...query })}`, {
@@ -46,6 +59,18 @@ for (const mode of await testModes()) {
       });
       await new Promise<void>((resolve) => templateHost.listen(0, "127.0.0.1", resolve));
       hostPort = (templateHost.address() as AddressInfo).port;
+      const counting = () =>
+        createTcpServer((socket) => {
+          connections++;
+          socket.destroy();
+        });
+      hangUp = counting();
+      nameOnly = counting();
+      for (const server of [hangUp, nameOnly])
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      hangUpPort = (hangUp.address() as AddressInfo).port;
+      nameOnlyPort = (nameOnly.address() as AddressInfo).port;
+      closedPort = await freePort();
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       platform = await startTestPlatform({
@@ -53,7 +78,15 @@ for (const mode of await testModes()) {
           applications: [{ id: "export-app", secret: SECRET, name: "Export", scopes: ["notifications"] }],
         })),
 
-        EXPORT_TEMPLATE_HOSTS: "templates.invalid,localhost",
+        // The stand-ins by address and port; `localhost` on http's port, and by name alone on one more.
+        EXPORT_TEMPLATE_HOSTS: [
+          "templates.invalid",
+          "localhost",
+          `127.0.0.1:${hostPort}`,
+          `127.0.0.1:${hangUpPort}`,
+          `127.0.0.1:${closedPort}`,
+          `localhost:${nameOnlyPort}`,
+        ].join(","),
         EXPORT_TIME_ZONE: "Asia/Shanghai",
       });
       token = await issueToken(
@@ -69,6 +102,8 @@ for (const mode of await testModes()) {
     after(async () => {
       await platform?.stop();
       templateHost?.close();
+      hangUp?.close();
+      nameOnly?.close();
       await cleanup?.();
     });
 
@@ -171,9 +206,9 @@ for (const mode of await testModes()) {
       assert.equal(sheet.getCell("B2002").value, 1999);
     });
 
-    it("fetches templates only from the hosts the operator allows, never following redirects", async () => {
+    it("fetches templates only from the hosts and ports the operator allows, never following redirects", async () => {
       const allowed = await exportXlsx({
-        template: `http://localhost:${hostPort}/template.xlsx`,
+        template: `http://127.0.0.1:${hostPort}/template.xlsx`,
         data: "[[1]]",
         row: "1",
       });
@@ -182,7 +217,9 @@ for (const mode of await testModes()) {
       const fetched = templateRequests;
       for (const uri of [
         "http://169.254.169.254/latest/meta-data",
-        `http://127.0.0.1:${hostPort}/template.xlsx`,
+        // A host allowed on another port than the one asked for.
+        `http://localhost:${hostPort}/template.xlsx`,
+        `http://127.0.0.1:${hostPort + 2}/template.xlsx`,
       ]) {
         const answer = await exportXlsx({ template: uri, data: "[[1]]" });
         assert.equal(answer.status, 403, uri);
@@ -190,11 +227,41 @@ for (const mode of await testModes()) {
         assert.match(envelope.error, /is not among those the export service may fetch from/);
       }
       assert.equal(templateRequests, fetched, "no request left the platform for a host not allowed");
-      const moved = await exportXlsx({ template: `http://localhost:${hostPort}/moved`, data: "[[1]]" });
+      const moved = await exportXlsx({ template: `http://127.0.0.1:${hostPort}/moved`, data: "[[1]]" });
       assert.equal(moved.status, 500);
-      assert.match(((await moved.json()) as { error: string }).error, /answered 302/);
+      assert.equal(
+        ((await moved.json()) as { error: string }).error,
+        `template: could not be fetched from 127.0.0.1:${hostPort}`,
+      );
       const notUrl = await exportXlsx({ template: "file:///etc/passwd", data: "[[1]]" });
       assert.equal(notUrl.status, 400);
+    });
+
+    it("answers alike whether an allowed port is open or closed, and never reaches a name's internal address", async () => {
+      const before = connections;
+      const errors: string[] = [];
+      for (const port of [hangUpPort, closedPort]) {
+        const answer = await exportXlsx({
+          template: `http://127.0.0.1:${port}/template.xlsx`,
+          data: "[[1]]",
+        });
+        assert.equal(answer.status, 500);
+        errors.push(((await answer.json()) as { error: string }).error.replace(String(port), "PORT"));
+      }
+      assert.deepEqual(errors, Array(2).fill("template: could not be fetched from 127.0.0.1:PORT"));
+      assert.equal(connections, before + 1, "the open port was tried");
+
+      // localhost is listed on this port by name, but resolves to the loopback, which is not.
+      const named = await exportXlsx({
+        template: `http://localhost:${nameOnlyPort}/template.xlsx`,
+        data: "[[1]]",
+      });
+      assert.equal(named.status, 500);
+      assert.equal(
+        ((await named.json()) as { error: string }).error,
+        `template: could not be fetched from localhost:${nameOnlyPort}`,
+      );
+      assert.equal(connections, before + 1, "nothing connected to the loopback for the name");
     });
 
     it("answers 400 for malformed parameters and 401 without a token", async () => {

@@ -29,12 +29,13 @@ const host = createServer((request, response) => {
   else response.writeHead(404).end();
 });
 await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
-const hostUrl = `http://localhost:${(host.address() as AddressInfo).port}`;
+const hostPort = (host.address() as AddressInfo).port;
+const hostUrl = `http://127.0.0.1:${hostPort}`;
 
 const tally = new FuzzTally(import.meta.filename);
 let platform: FuzzPlatform;
 try {
-  platform = await startFuzzPlatform({ EXPORT_TEMPLATE_HOSTS: "localhost" });
+  platform = await startFuzzPlatform({ EXPORT_TEMPLATE_HOSTS: `127.0.0.1:${hostPort}` });
 } catch (error) {
   host.close();
   throw error;

@@ -15,6 +15,7 @@ export const exportPart = workerPart({
       allowedHosts: config.export.templateHosts,
       maxBytes: config.export.templateMaxBytes,
       timeoutMs: config.export.timeoutMs,
+      log,
     });
     const converter = new OfficeConverter({
       python: config.export.officePython,
