@@ -60,6 +60,12 @@ export const exportJobSchema = z
     document: documentExportSchema.optional(),
     /** Where the outputs go: `<prefix>.<ext>`, or `<prefix>-<page>.png` per page. */
     outputPrefix: z.string().min(1).max(500),
+    /**
+     * The addresses the gateway that made the job serves the platform's file service at (PUBLIC_URL,
+     * FILE_PUBLIC_URL): a template or image under `<address>/file/` is read from storage, whatever
+     * the worker's own configuration says.
+     */
+    platformUrls: z.array(z.string().max(2048)).max(4).default([]),
   })
   .refine((job) => job.format !== "xlsx" || job.xlsx !== undefined, {
     message: "an xlsx export needs its data",

@@ -57,8 +57,11 @@ export class TemplateSource {
     this.resolve = options.resolve ?? systemResolve;
   }
 
-  /** `what` names the URI in errors: the template, or an image of the data. */
-  async fetch(uri: string, what = "template"): Promise<Buffer> {
+  /**
+   * `what` names the URI in errors: the template, or an image of the data. `platformUrls` are the
+   * addresses the job's gateway serves the file service at, beside those of this process.
+   */
+  async fetch(uri: string, what = "template", platformUrls: readonly string[] = []): Promise<Buffer> {
     let url: URL;
     try {
       url = new URL(uri);
@@ -68,7 +71,7 @@ export class TemplateSource {
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new PlatformError(ErrorCode.InvalidArgument, `${what}: only http and https URLs are fetched`);
     }
-    for (const base of this.options.publicUrls) {
+    for (const base of [...platformUrls, ...this.options.publicUrls]) {
       const own = `${base}/file/`;
       if (uri.startsWith(own)) return this.ownFile(uri.slice(own.length), what);
     }

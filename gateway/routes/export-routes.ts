@@ -19,6 +19,7 @@ import { fileUrl } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
+import { platformUrls } from "../platform-urls.ts";
 import { type RequestParameters, requestParameters } from "../workflow/request-parameters.ts";
 
 type Parameters = RequestParameters;
@@ -67,7 +68,12 @@ function template(parameters: Parameters): string | undefined {
 const wantsJson = (c: Context<GatewayEnv>) => c.req.header("accept")?.includes("application/json") === true;
 
 /** The export job a request asks for, checked at the edge. */
-function exportJob(format: ExportFormat, parameters: Parameters, json: boolean, maxDepth: number): ExportJob {
+function exportJob(
+  format: ExportFormat,
+  parameters: Parameters,
+  json: boolean,
+  { maxDepth, ownUrls }: { maxDepth: number; ownUrls: string[] },
+): ExportJob {
   const templateUri = template(parameters);
   const outputPrefix = `exports/${timeOrderedId()}`;
   const job = exportJobSchema.safeParse(
@@ -83,6 +89,7 @@ function exportJob(format: ExportFormat, parameters: Parameters, json: boolean, 
             column: integer(parameters, "column"),
           },
           outputPrefix,
+          platformUrls: ownUrls,
         }
       : {
           format,
@@ -94,6 +101,7 @@ function exportJob(format: ExportFormat, parameters: Parameters, json: boolean, 
             allPages: format === "png" && json,
           },
           outputPrefix,
+          platformUrls: ownUrls,
         },
   );
   if (!job.success) {
@@ -209,7 +217,10 @@ export function exportRoutes(deps: GatewayDeps) {
       );
     }
     const json = wantsJson(c);
-    const job = exportJob(format, await requestParameters(c), json, config.http.jsonMaxDepth);
+    const job = exportJob(format, await requestParameters(c), json, {
+      maxDepth: config.http.jsonMaxDepth,
+      ownUrls: platformUrls(config),
+    });
     // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
     const result = await deps.jobs.call("export", job);
     if (json) {

@@ -27,6 +27,7 @@ import { type ProcessRow, processByRef, processRef } from "../../workflow/proces
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
 import { exportedFileResponse } from "../exported-file.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { platformUrls } from "../platform-urls.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { pageParameters } from "../workflow/directory-parameters.ts";
 import { ownAppId } from "../workflow/own-workflow.ts";
@@ -340,6 +341,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
           page: params.format === "png" ? parameters.page : undefined,
         },
         outputPrefix: `exports/${timeOrderedId()}`,
+        platformUrls: platformUrls(deps.config),
       });
       if (!job.success)
         throw new PlatformError(ErrorCode.InvalidArgument, exportJobProblem(job.error.issues));

@@ -40,7 +40,9 @@ export interface ExportDeps {
 export function exportDocument(deps: ExportDeps) {
   return async (job: ExportJob, context: JobContext): Promise<JobOutcome<ExportResult>> => {
     try {
-      const template = job.templateUri ? await deps.templates.fetch(job.templateUri) : undefined;
+      const template = job.templateUri
+        ? await deps.templates.fetch(job.templateUri, "template", job.platformUrls)
+        : undefined;
       if (template) await checkArchive(template, deps.archiveLimits);
       const outputs =
         job.format === "xlsx"
@@ -88,7 +90,7 @@ async function documentOutputs(
 ): Promise<ExportOutput[]> {
   const fieldTypes = fieldTypesOf(request.fields);
   const images = await loadImages(imageSourcesIn(request.data, fieldTypes), (uri) =>
-    deps.templates.fetch(uri, "image"),
+    deps.templates.fetch(uri, "image", job.platformUrls),
   );
   const docx = renderDocx({
     template,
