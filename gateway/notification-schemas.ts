@@ -16,6 +16,17 @@ export const taskSchema = z
     readingStatus: z.enum(["read", "unread", "unknown"]),
     sendtime: z.number().int().optional(),
     readtime: z.number().int().optional(),
+    detail: z
+      .string()
+      .optional()
+      .openapi({
+        description: "while retrying or once failed: the last attempt's error, as the channel gave it",
+      }),
+    nextAttemptTime: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "while retrying: when the next attempt is due (milliseconds)" }),
   })
   .openapi("NotificationTask");
 
@@ -65,6 +76,12 @@ function toTask(row: DeliveryTaskStatus): Task {
     readingStatus: row.readingStatus,
     ...(row.sentAt ? { sendtime: row.sentAt.getTime() } : {}),
     ...(row.readAt ? { readtime: row.readAt.getTime() } : {}),
+    ...(row.detail !== null && (row.sendingStatus === "retrying" || row.sendingStatus === "fail")
+      ? { detail: row.detail }
+      : {}),
+    ...(row.sendingStatus === "retrying" && row.nextAttemptAt
+      ? { nextAttemptTime: row.nextAttemptAt.getTime() }
+      : {}),
   };
 }
 

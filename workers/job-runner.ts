@@ -10,6 +10,8 @@ export interface JobContext {
   messageId: string;
   attempt: number;
   maxAttempts: number;
+  /** How long after this attempt the next one comes if the handler asks for a retry; undefined on the last. */
+  retryDelayMs: number | undefined;
   redelivered: boolean;
   /** Put back from the dead queue by an operator, once the fault was fixed. */
   replayed: boolean;
@@ -105,6 +107,10 @@ export async function startJobConsumers<Catalogue extends JobCatalogue>(
           messageId: delivery.messageId,
           attempt: delivery.attempt,
           maxAttempts: delivery.maxAttempts,
+          retryDelayMs:
+            delivery.attempt < delivery.maxAttempts
+              ? (job.retryDelaysMs[delivery.attempt - 1] ?? 0)
+              : undefined,
           redelivered: delivery.redelivered,
           replayed: delivery.replayed,
           // Read through: the broker makes the signal only when a handler asks for it.

@@ -34,6 +34,7 @@ export function notificationView(props: {
                 <th scope="col">Recipient</th>
                 <th scope="col">Status</th>
                 <th scope="col">Detail</th>
+                <th scope="col">Next attempt</th>
                 <th scope="col">Read</th>
                 <th scope="col">Sent</th>
               </tr>
@@ -48,6 +49,7 @@ export function notificationView(props: {
                   <td>{[task.account, task.email, task.phone].filter(Boolean).join(", ")}</td>
                   <td class={`status status-${task.sendingStatus}`}>{task.sendingStatus}</td>
                   <td>{task.detail ?? ""}</td>
+                  <td>{task.sendingStatus === "retrying" ? <When at={task.nextAttemptAt} /> : ""}</td>
                   <td>{task.readingStatus}</td>
                   <td>
                     <When at={task.sentAt} />

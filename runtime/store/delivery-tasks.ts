@@ -38,6 +38,8 @@ export interface TaskOutcome {
   channel: string;
   detail: string | null;
   providerMessageId: string | null;
+  /** For a task retrying: when its next attempt is due. */
+  nextAttemptAt: Date | null;
 }
 
 /** Leases the open tasks among `taskIds` no other worker holds, for `leaseSeconds`. */
@@ -90,13 +92,14 @@ export async function readNotificationsOfTasks(
 export async function recordTaskOutcomes(sql: Queryable, outcomes: TaskOutcome[]): Promise<void> {
   await sql`
     update delivery_tasks t set sending_status = o.status, channel = o.channel, detail = o.detail,
-      provider_message_id = coalesce(o.provider_id, t.provider_message_id),
+      provider_message_id = coalesce(o.provider_id, t.provider_message_id), next_attempt_at = o.next_attempt_at,
       sent_at = case when o.status = 'sent' then now() else t.sent_at end,
       attempts = t.attempts + 1, claimed_until = null, updated_at = now()
     from unnest(${outcomes.map((o) => o.id)}::uuid[], ${outcomes.map((o) => o.status)}::text[],
                 ${outcomes.map((o) => o.channel)}::text[], ${outcomes.map((o) => o.detail)}::text[],
-                ${outcomes.map((o) => o.providerMessageId)}::text[])
-      as o (id, status, channel, detail, provider_id)
+                ${outcomes.map((o) => o.providerMessageId)}::text[],
+                ${outcomes.map((o) => o.nextAttemptAt?.toISOString() ?? null)}::timestamptz[])
+      as o (id, status, channel, detail, provider_id, next_attempt_at)
     where t.id = o.id`;
 }
 

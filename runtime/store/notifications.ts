@@ -83,8 +83,10 @@ export interface DeliveryTaskStatus {
   readingStatus: "read" | "unread" | "unknown";
   sentAt: Date | null;
   readAt: Date | null;
-  /** Why it failed (or, for app_sms, how each leg went); for operators, not spec 000's answer. */
+  /** Why it failed (or, for app_sms, how each leg went). */
   detail: string | null;
+  /** For a task retrying: when its next attempt is due. */
+  nextAttemptAt: Date | null;
 }
 
 /** The delivery tasks of the notifications, by notification, channel asked for and position. */
@@ -95,7 +97,7 @@ export async function deliveryTasksOf(
   return sql<DeliveryTaskStatus[]>`
     select id, notification_id as "notificationId", channel, phone, email, account,
            sending_status as "sendingStatus", reading_status as "readingStatus", sent_at as "sentAt",
-           read_at as "readAt", detail
+           read_at as "readAt", detail, next_attempt_at as "nextAttemptAt"
     from delivery_tasks where notification_id = any(${notificationIds}::uuid[])
     order by notification_id, requested_channel, position`;
 }

@@ -16,6 +16,8 @@ import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { issueToken } from "../support/tokens.ts";
 import { silentLogger, waitFor } from "../support/wait.ts";
 
+const NOT_READY = { status: "not ready", database: false, broker: true, draining: false } as const;
+
 const APP = { id: "metrics-app", secret: "metrics-app-secret-0123456789abcdefghij" };
 const METRICS_TOKEN = "scraper-token-0123456789";
 
@@ -85,14 +87,20 @@ describe("/metrics without METRICS_TOKEN", () => {
     assert.match(await opened.text(), /^# (HELP|TYPE) /m);
   });
 
-  it("a worker's /metrics follows the same rule", async () => {
+  it("a worker's /metrics follows the same rule, and its /readyz answers 503 while it is not ready", async () => {
     for (const [access, status] of [
       [{ token: undefined, open: false }, 401],
       [{ token: undefined, open: true }, 200],
       [{ token: METRICS_TOKEN, open: true }, 401],
     ] as const) {
-      const server = await startMetricsServer({ port: 0, host: "127.0.0.1", ...access }, silentLogger);
+      const server = await startMetricsServer(
+        { port: 0, host: "127.0.0.1", readiness: async () => NOT_READY, ...access },
+        silentLogger,
+      );
       try {
+        const readyz = await fetch(`http://127.0.0.1:${server.port}/readyz`);
+        assert.equal(readyz.status, 503);
+        assert.deepEqual(await readyz.json(), NOT_READY);
         const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
         if (status === 200) {
           assert.equal(response.status, 200, JSON.stringify(access));

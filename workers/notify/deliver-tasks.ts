@@ -109,6 +109,10 @@ async function deliverOne(
     channel,
     detail,
     providerMessageId: providerId ?? null,
+    nextAttemptAt:
+      status === "retrying" && context.retryDelayMs !== undefined
+        ? new Date(Date.now() + context.retryDelayMs)
+        : null,
     gaveUp,
   });
   if (task.channel === "email" && notification.senderAccount !== null && !notification.senderMailEnabled) {
