@@ -7,6 +7,23 @@ export const MESSAGES = {
   missingScope: { en: "the token lacks the scope {scopes}", zh: "令牌缺少权限范围 {scopes}" },
   needsUserToken: { en: "this operation needs a user token", zh: "此操作需要用户令牌" },
   needsSysToken: { en: "this operation needs a sys token", zh: "此操作需要系统令牌" },
+  tokenMissing: {
+    en: "no access token: give one as access_token or in Authorization: Bearer",
+    zh: "缺少访问令牌：请通过 access_token 参数或 Authorization: Bearer 提供",
+  },
+  tokenMalformed: { en: "the token is not a well-formed access token", zh: "令牌不是格式正确的访问令牌" },
+  tokenBadSignature: {
+    en: "the token's signature does not verify with this platform's keys",
+    zh: "令牌的签名无法用本平台的密钥验证",
+  },
+  tokenExpired: { en: "the token has expired", zh: "令牌已过期" },
+  tokenRevoked: { en: "the token has been revoked", zh: "令牌已被撤销" },
+  tokenApplicationDisabled: { en: "the application is disabled", zh: "该应用已被停用" },
+  tokenAccountDisabled: { en: "the account is disabled", zh: "该账号已被停用" },
+  taskLinkRefused: {
+    en: "the task link has expired or does not open this operation",
+    zh: "任务链接已过期或不能用于此操作",
+  },
   passwordGrantRefused: {
     en: "the workflow API does not take tokens of the password grant",
     zh: "工作流接口不接受密码模式获取的令牌",

@@ -37,6 +37,12 @@ const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
   [ErrorCode.Internal]: { status: 500, errno: 10500 },
 };
 
+/**
+ * Spec 000's error text for a missing, invalid or expired token, which its own surfaces (notification,
+ * signature) give whatever the reason: the reason is in `WWW-Authenticate`.
+ */
+const SPEC_000_TOKEN_REFUSED = "ACCESS_TOKEN_EXPIRED";
+
 /** RFC 6749's code for a failure of the platform's own rather than of the request. */
 function oauthErrorOf(error: PlatformError): string {
   if (error.oauthError) return error.oauthError;
@@ -57,10 +63,14 @@ export function envelopeFor(
 ): Record<string, unknown> {
   const errno = error.reason?.errno ?? ERROR_MAPPING[error.code].errno;
   if (surface === "oauth") return { error: oauthErrorOf(error), error_description: error.message };
-  if (surface === "open-api") return { errno, error: error.message, total: 0 };
+  const refusedToken = error.code === ErrorCode.Unauthenticated;
+  if (surface === "open-api")
+    return { errno, error: refusedToken ? SPEC_000_TOKEN_REFUSED : error.message, total: 0 };
   // Spec 000's signature API: a refused token is 10007; any other failure is errno -2 with its text.
-  if (surface === "signature")
-    return { errno: error.code === ErrorCode.Unauthenticated ? errno : -2, error: error.message, total: 0 };
+  if (surface === "signature") {
+    if (refusedToken) return { errno, error: SPEC_000_TOKEN_REFUSED, total: 0 };
+    return { errno: -2, error: error.message, total: 0 };
+  }
   return { errno, ecode: error.reason?.ecode ?? error.code, error: message, total: 0, entities: [] };
 }
 

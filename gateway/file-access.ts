@@ -8,6 +8,7 @@ import { clientAddress } from "./client-address.ts";
 import { FileTokenGuard } from "./file-token-guard.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
 import type { AccessClaims, AccessTokens } from "./oauth/access-tokens.ts";
+import { refusedToken } from "./oauth/token-refusals.ts";
 
 /**
  * The persistent address of a stored file (spec 001's file service `GET /file/{id}`), on
@@ -16,6 +17,8 @@ import type { AccessClaims, AccessTokens } from "./oauth/access-tokens.ts";
 export function fileUrl(config: Config, fileId: string): string {
   return `${config.files.publicUrl}/file/${fileId}`;
 }
+
+const FILE_TOKEN_REFUSED = "the access_token is not valid for this file (expired, used, or wrong)";
 
 export function hashFileToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -71,7 +74,7 @@ async function allowDownload(
     );
   }
   const claims = await accessTokens.verify(accessToken);
-  if (claims) {
+  if (typeof claims === "object") {
     requireOwner(file, claims);
     if (claims.kind === "user") {
       await recordDownload(sql, { fileId: file.id, userId: claims.userId, applicationId: claims.clientId });
@@ -85,13 +88,11 @@ async function allowDownload(
       : Promise.resolve(file.tokenHash === hash && !tokenExpired(file)),
   );
   if (!valid) {
-    throw new PlatformError(
-      ErrorCode.Unauthenticated,
-      "the access_token is not valid for this file (expired, used, or wrong)",
-      {
-        challenge: 'Bearer error="invalid_token"',
-      },
-    );
+    // An access token of ours that is refused says why; any other value was taken for a file token.
+    if (claims !== "malformed") throw refusedToken(claims);
+    throw new PlatformError(ErrorCode.Unauthenticated, FILE_TOKEN_REFUSED, {
+      challenge: `Bearer error="invalid_token", error_description="${FILE_TOKEN_REFUSED}"`,
+    });
   }
 }
 

@@ -1,8 +1,10 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
-import { ErrorCode, localizedError, PlatformError } from "../../contracts/errors.ts";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import type { TokenKind } from "../../contracts/scopes.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
 import type { AccessClaims, AccessTokens } from "../oauth/access-tokens.ts";
+import { isTaskLink } from "../oauth/task-links.ts";
+import { missingToken, refusedToken, type TokenRefusal } from "../oauth/token-refusals.ts";
 
 export interface TokenRule {
   /** Every one of these scopes is needed. */
@@ -10,9 +12,6 @@ export interface TokenRule {
   /** Only this kind of token; both when omitted (spec 001's "u/s"). */
   kind?: TokenKind;
 }
-
-/** Spec 000's error text for a missing, invalid or expired token, kept on every surface. */
-const TOKEN_REFUSED = "ACCESS_TOKEN_EXPIRED";
 
 function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -22,21 +21,21 @@ function bearerToken(header: string | undefined): string | undefined {
 
 /**
  * Lets a request through only with a valid access token (from `access_token` in the query or an
- * `Authorization: Bearer` header) of the right kind and with every scope the route needs. A token
- * verified before is checked without a promise or an async frame of its own: most requests carry one.
+ * `Authorization: Bearer` header) of the right kind and with every scope the route needs; a refused
+ * token answers 401 saying why. A token verified before is checked without a promise or an async
+ * frame of its own: most requests carry one.
  */
 export function requireToken(accessTokens: AccessTokens, rule: TokenRule): MiddlewareHandler<GatewayEnv> {
   const admit = (
     c: Context<GatewayEnv>,
     next: Next,
     token: string | undefined,
-    claims: AccessClaims | undefined,
+    claims: AccessClaims | TokenRefusal | undefined,
   ) => {
-    if (!claims) {
-      throw new PlatformError(ErrorCode.Unauthenticated, TOKEN_REFUSED, {
-        challenge: token ? 'Bearer error="invalid_token"' : "Bearer",
-      });
-    }
+    if (token === undefined || claims === undefined) throw missingToken();
+    // A task link opens its task's operations only, none of these.
+    if (typeof claims === "string")
+      throw refusedToken(claims === "malformed" && isTaskLink(token) ? "task-link" : claims);
     if (rule.kind && claims.kind !== rule.kind)
       throw localizedError(
         ErrorCode.PermissionDenied,

@@ -25,6 +25,7 @@ import {
 } from "../../runtime/store/signing-keys.ts";
 
 import type { TokenDenylist } from "./token-denylist.ts";
+import type { TokenRefusal } from "./token-refusals.ts";
 
 /**
  * Signs on libuv's thread pool: the signature is most of a token's cost, and made there it neither
@@ -143,31 +144,38 @@ export class AccessTokens {
   }
 
   /**
-   * The token's claims, or undefined when it is malformed, forged, expired, revoked or its holder
-   * disabled. A token verified before is answered without a promise: most requests carry one.
+   * The token's claims, or why it is refused (a string: claims are an object). A token verified
+   * before is answered without a promise: most requests carry one.
    */
-  verify(token: string): AccessClaims | undefined | Promise<AccessClaims | undefined> {
+  verify(token: string): AccessClaims | TokenRefusal | Promise<AccessClaims | TokenRefusal> {
     const remembered = this.rememberedClaims(token);
     if (remembered === "unknown")
-      return this.signedClaims(token).then((claims) => this.unlessRefused(claims));
+      return this.checkedClaims(token).then((claims) => this.unlessRefused(claims));
     return this.unlessRefused(remembered);
   }
 
-  private unlessRefused(claims: AccessClaims | undefined): AccessClaims | undefined {
-    return claims && !this.denylist.refuses(claims) ? claims : undefined;
+  private unlessRefused(claims: AccessClaims | TokenRefusal): AccessClaims | TokenRefusal {
+    if (typeof claims === "string") return claims;
+    return this.denylist.refusal(claims) ?? claims;
   }
 
-  /** A token verified before: its claims while it lives, undefined once it expired. */
-  private rememberedClaims(token: string): AccessClaims | undefined | "unknown" {
+  /** A token verified before: its claims while it lives, "expired" once it expired. */
+  private rememberedClaims(token: string): AccessClaims | "expired" | "unknown" {
     const remembered = this.verified.get(token);
     if (!remembered) return "unknown";
     if (remembered.expiresAt * 1000 > Date.now()) return remembered;
     this.verified.delete(token);
-    return undefined;
+    return "expired";
   }
 
   /** The claims of a token this platform signed that has not expired, refused or not (for revoking it). */
   async signedClaims(token: string): Promise<AccessClaims | undefined> {
+    const claims = await this.checkedClaims(token);
+    return typeof claims === "string" ? undefined : claims;
+  }
+
+  /** The claims of a token whose signature and expiry are good, or why they are not. */
+  private async checkedClaims(token: string): Promise<AccessClaims | TokenRefusal> {
     const remembered = this.rememberedClaims(token);
     if (remembered !== "unknown") return remembered;
     let payload: JWTPayload;
@@ -177,8 +185,8 @@ export class AccessTokens {
         algorithms: ["EdDSA"],
         typ: "at+jwt",
       }));
-    } catch {
-      return undefined;
+    } catch (error) {
+      return refusalOf(error);
     }
     const claims: AccessClaims = {
       clientId: String(payload.client_id),
@@ -209,7 +217,7 @@ export class AccessTokens {
       await this.reloadKeys();
       key = kid ? this.keys.get(kid) : undefined;
     }
-    if (!key) throw new Error("unknown signing key");
+    if (!key) throw new UnknownSigningKey();
     return key.publicKey;
   }
 
@@ -245,6 +253,30 @@ export class AccessTokens {
       if (!row.retired_at) this.current = key;
     }
     this.keys = keys;
+  }
+}
+
+class UnknownSigningKey extends Error {
+  constructor() {
+    super("unknown signing key");
+  }
+}
+
+/**
+ * Why jose refused a token, read from its error codes: a signature that fails, an algorithm other
+ * than ours or a key we do not have is a bad signature; a signed token that expired is expired;
+ * anything else (its form, its issuer, its type) is malformed.
+ */
+function refusalOf(error: unknown): TokenRefusal {
+  if (error instanceof UnknownSigningKey) return "bad-signature";
+  switch ((error as { code?: unknown } | null)?.code) {
+    case "ERR_JWT_EXPIRED":
+      return "expired";
+    case "ERR_JWS_SIGNATURE_VERIFICATION_FAILED":
+    case "ERR_JOSE_ALG_NOT_ALLOWED":
+      return "bad-signature";
+    default:
+      return "malformed";
   }
 }
 

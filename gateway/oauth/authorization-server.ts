@@ -82,18 +82,19 @@ export class AuthorizationServer {
   /**
    * The application behind the credentials. A public client (no secret) authenticates with its id
    * alone, and only where `allowPublic` says so: the authorization code grant (with PKCE), and the
-   * refresh of what that issued (RFC 6749 §6), which rotation and family revocation guard.
+   * refresh of what that issued (RFC 6749 §6), which rotation and family revocation guard. That an
+   * application is disabled is said only once its credentials checked out: to anyone else it is
+   * as unknown as an application that does not exist.
    */
   async authenticateClient(credentials: ClientCredentials, allowPublic = false): Promise<Application> {
     const app = await this.deps.applications.get(credentials.clientId);
-    if (!app || app.disabled) throw invalidClient(credentials.usedHeader);
-    if (app.secretHash === null) {
-      if (allowPublic && credentials.clientSecret === undefined) return app;
-      throw invalidClient(credentials.usedHeader);
-    }
-    if (credentials.clientSecret === undefined || !secretMatches(credentials.clientSecret, app.secretHash)) {
-      throw invalidClient(credentials.usedHeader);
-    }
+    if (!app) throw invalidClient(credentials.usedHeader);
+    const authenticated =
+      app.secretHash === null
+        ? allowPublic && credentials.clientSecret === undefined
+        : credentials.clientSecret !== undefined && secretMatches(credentials.clientSecret, app.secretHash);
+    if (!authenticated) throw invalidClient(credentials.usedHeader);
+    if (app.disabled) throw invalidClient(credentials.usedHeader, "the application is disabled");
     return app;
   }
 

@@ -18,9 +18,15 @@ export function oauthError(error: OAuthErrorCode, description: string): Platform
   return new PlatformError(ErrorCode.InvalidArgument, description, { oauthError: error });
 }
 
-/** A client that could not be authenticated; `usedHeader` asks for the Basic challenge RFC 6749 requires. */
-export function invalidClient(usedHeader: boolean): PlatformError {
-  return new PlatformError(ErrorCode.Unauthenticated, "client authentication failed", {
+/**
+ * A client that could not be authenticated, or (`description`) one that did but may not have
+ * tokens; `usedHeader` asks for the Basic challenge RFC 6749 requires.
+ */
+export function invalidClient(
+  usedHeader: boolean,
+  description = "client authentication failed",
+): PlatformError {
+  return new PlatformError(ErrorCode.Unauthenticated, description, {
     oauthError: "invalid_client",
     ...(usedHeader ? { challenge: 'Basic realm="oauth2"' } : {}),
   });

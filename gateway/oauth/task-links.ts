@@ -8,6 +8,11 @@ import type { TokenDenylist } from "./token-denylist.ts";
 /** What sets a link token apart from a JWT, so other tokens never cost a database lookup. */
 const TASK_LINK_PREFIX = "tl_";
 
+/** Whether a token has a task link's form (and is no access token), without looking it up. */
+export function isTaskLink(token: string): boolean {
+  return token.startsWith(TASK_LINK_PREFIX);
+}
+
 /** A verified task link: the one task it opens, and claims as a user token of its assignee would carry. */
 export interface TaskLink {
   taskId: string;
@@ -41,7 +46,7 @@ export class TaskLinks {
 
   /** The link `token` stands for, unless it is no link, has expired, or its holder was disabled. */
   async verify(token: string, scope: string): Promise<TaskLink | undefined> {
-    if (!token.startsWith(TASK_LINK_PREFIX)) return undefined;
+    if (!isTaskLink(token)) return undefined;
     const row = await liveTaskLink(this.sql, hashSecret(token));
     if (!row) return undefined;
     const claims: AccessClaims = {
@@ -56,7 +61,7 @@ export class TaskLinks {
       issuedAt: row.issuedAt,
       expiresAt: row.expiresAt,
     };
-    if (this.denylist.refuses(claims)) return undefined;
+    if (this.denylist.refusal(claims)) return undefined;
     return {
       taskId: row.taskId,
       processId: row.processId,

@@ -9,6 +9,7 @@ import {
   liveRevokedAccessTokens,
 } from "../../runtime/store/revoked-access-tokens.ts";
 import { recentlyDisabledUserIds } from "../../runtime/store/users.ts";
+import type { TokenRefusal } from "./token-refusals.ts";
 
 /** Read again this often, in case a change event was lost with the process that made the change. */
 const RESYNC_INTERVAL_MS = 60_000;
@@ -42,12 +43,12 @@ export class TokenDenylist {
     return denylist;
   }
 
-  refuses(token: { jti: string; clientId: string; userId: string | undefined }): boolean {
-    return (
-      this.revoked.has(token.jti) ||
-      this.disabledApplications.has(token.clientId) ||
-      (token.userId !== undefined && this.disabledUsers.has(token.userId))
-    );
+  /** Why a token whose signature and expiry are good is refused, or undefined when it is not. */
+  refusal(token: { jti: string; clientId: string; userId: string | undefined }): TokenRefusal | undefined {
+    if (this.revoked.has(token.jti)) return "revoked";
+    if (this.disabledApplications.has(token.clientId)) return "application-disabled";
+    if (token.userId !== undefined && this.disabledUsers.has(token.userId)) return "account-disabled";
+    return undefined;
   }
 
   private apply(change: ControlChange): void {

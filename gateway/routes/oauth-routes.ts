@@ -61,7 +61,7 @@ const tokenRoute = createRoute({
     200: { description: "token issued", content: { "application/json": { schema: tokenResponseSchema } } },
     ...errorResponses("oauth", [400, 401, 413, 415, 503], {
       400: "invalid_request, invalid_grant, invalid_scope, unauthorized_client or unsupported_grant_type",
-      401: "invalid_client: the client could not be authenticated",
+      401: "invalid_client: the client could not be authenticated, or its application is disabled",
     }),
   },
 });
@@ -93,7 +93,7 @@ const introspectionSchema = z
 /** Answers of the introspection and revocation endpoints when the request or its client is refused. */
 const tokenParameterErrors = errorResponses("oauth", [400, 401, 413, 415, 503], {
   400: "invalid_request, or unauthorized_client (a client without the introspect scope)",
-  401: "invalid_client: the client could not be authenticated",
+  401: "invalid_client: the client could not be authenticated, or its application is disabled",
 });
 
 const introspectRoute = createRoute({
@@ -245,8 +245,9 @@ export function oauthRoutes(deps: GatewayDeps) {
     noStore(c);
     const token = form.token ?? "";
     if (form.token_type_hint !== "refresh_token") {
+      // A refused token is inactive, whatever the reason (RFC 7662 §2.2).
       const claims = token ? await accessTokens.verify(token) : undefined;
-      if (claims) {
+      if (typeof claims === "object") {
         const user = claims.userId ? await userById(deps.db.sql, claims.userId) : undefined;
         return c.json(
           {

@@ -1,9 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { ErrorCode, localizedError, PlatformError } from "../../contracts/errors.ts";
+import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import { Grant } from "../../contracts/scopes.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { AccessClaims } from "../oauth/access-tokens.ts";
-import type { TaskLink } from "../oauth/task-links.ts";
+import { isTaskLink, type TaskLink } from "../oauth/task-links.ts";
+import { missingToken, refusedToken } from "../oauth/token-refusals.ts";
 import type { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** Spec 001's token column: u/s (either kind), `user` or `sys` only. */
@@ -35,16 +36,18 @@ export function workflowToken(
   const plain = scope.replace(/^sys_/, "");
   return async function workflowToken(c, next) {
     const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
-    let claims = token ? await deps.oauth.accessTokens.verify(token) : undefined;
-    if (!claims && token && taskLinks) {
+    if (!token) throw missingToken();
+    let claims: AccessClaims;
+    if (isTaskLink(token)) {
       // A link opens its own task only, in the data mode it was made in.
-      const link = await deps.oauth.taskLinks.verify(token, plain);
-      if (link && link.test === taskLinks.test && taskLinks.opens(c, link)) claims = link.claims;
-    }
-    if (!claims) {
-      throw new PlatformError(ErrorCode.Unauthenticated, "ACCESS_TOKEN_EXPIRED", {
-        challenge: token ? 'Bearer error="invalid_token"' : "Bearer",
-      });
+      const link = taskLinks ? await deps.oauth.taskLinks.verify(token, plain) : undefined;
+      if (!link || !taskLinks || link.test !== taskLinks.test || !taskLinks.opens(c, link))
+        throw refusedToken("task-link");
+      claims = link.claims;
+    } else {
+      const verified = await deps.oauth.accessTokens.verify(token);
+      if (typeof verified === "string") throw refusedToken(verified);
+      claims = verified;
     }
     if (claims.grant === Grant.Password) {
       throw localizedError(ErrorCode.PermissionDenied, "passwordGrantRefused");

@@ -80,6 +80,27 @@ async function protectedCallStatus(baseUrl: string, accessToken: string): Promis
 }
 const ACCEPTED = 404;
 
+/** What the protected call answers a refused token: the challenge and the envelope's error text. */
+async function refusalOf(
+  baseUrl: string,
+  accessToken: string,
+): Promise<{ challenge: string; error: string }> {
+  const response = await fetch(`${baseUrl}/file/0000000000000000000000`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
+  assert.equal(response.status, 401);
+  const body = (await response.json()) as { errno: number; ecode: string; error: string };
+  assert.equal(body.errno, 10007);
+  assert.equal(body.ecode, "UNAUTHENTICATED");
+  return { challenge: response.headers.get("www-authenticate") ?? "", error: body.error };
+}
+
+/** The refusal of a token for `reason`: RFC 6750's challenge, and the same words as the error text. */
+function refusedFor(reason: string): { challenge: string; error: string } {
+  return { challenge: `Bearer error="invalid_token", error_description="${reason}"`, error: reason };
+}
+
 async function admin(baseUrl: string, path: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${baseUrl}/admin${path}`, {
     method: "POST",
@@ -140,16 +161,40 @@ for (const mode of await testModes()) {
         body: { id: "sys-app", disabled: true },
       });
       assert.equal((await admin(url, "/applications/user-app/disable")).status, 200);
-      assert.equal(await protectedCallStatus(url, sys.body.access_token!), 401);
-      assert.equal(await protectedCallStatus(url, user.body.access_token!), 401);
+      const disabled = refusedFor("the application is disabled");
+      assert.deepEqual(await refusalOf(url, sys.body.access_token!), disabled);
+      assert.deepEqual(await refusalOf(url, user.body.access_token!), disabled);
+      // With the right secret the client learns why; with a wrong one, no more than of an unknown client.
       const refused = await tokenFrom(url, SYS, { grant_type: "client_credentials" });
       assert.equal(refused.status, 401);
-      assert.equal(refused.body.error, "invalid_client");
+      assert.deepEqual(refused.body, {
+        error: "invalid_client",
+        error_description: "the application is disabled",
+      });
+      const unauthenticated = { error: "invalid_client", error_description: "client authentication failed" };
+      const wrongSecret = await tokenFrom(url, ["sys-app", "not-the-secret"], {
+        grant_type: "client_credentials",
+      });
+      assert.equal(wrongSecret.status, 401);
+      assert.deepEqual(wrongSecret.body, unauthenticated);
+      const unknown = await tokenFrom(url, ["no-such-app", SYS_SECRET], { grant_type: "client_credentials" });
+      assert.deepEqual(unknown.body, unauthenticated);
       const refresh = await tokenFrom(url, USER, {
         grant_type: "refresh_token",
         refresh_token: user.body.refresh_token!,
       });
-      assert.equal(refresh.body.error, "invalid_client");
+      assert.deepEqual(refresh.body, {
+        error: "invalid_client",
+        error_description: "the application is disabled",
+      });
+      // Introspection tells nothing more than RFC 7662's inactive.
+      await admin(url, "/applications/sys-app/enable");
+      const introspection = await fetch(`${url}/oauth2/introspect`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(...SYS) },
+        body: new URLSearchParams({ token: user.body.access_token! }),
+      });
+      assert.deepEqual(await introspection.json(), { active: false });
 
       await admin(url, "/applications/sys-app/enable");
       await admin(url, "/applications/user-app/enable");
@@ -166,7 +211,7 @@ for (const mode of await testModes()) {
       assert.equal(disabled.status, 200);
       assert.equal((disabled.body as { disabled: boolean }).disabled, true);
 
-      assert.equal(await protectedCallStatus(url, user.body.access_token!), 401);
+      assert.deepEqual(await refusalOf(url, user.body.access_token!), refusedFor("the account is disabled"));
       const signIn = await passwordToken(USER, "alice@north.edu");
       assert.equal(signIn.body.error, "invalid_grant");
       const refresh = await tokenFrom(url, USER, {
@@ -189,7 +234,10 @@ for (const mode of await testModes()) {
       assert.equal(await protectedCallStatus(url, theirs.body.access_token!), ACCEPTED);
 
       assert.equal(await revoke(url, USER, mine.body.access_token!), 200);
-      assert.equal(await protectedCallStatus(url, mine.body.access_token!), 401);
+      assert.deepEqual(
+        await refusalOf(url, mine.body.access_token!),
+        refusedFor("the token has been revoked"),
+      );
       const introspection = await fetch(`${url}/oauth2/introspect`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(...SYS) },

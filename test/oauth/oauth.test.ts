@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Hono } from "hono";
-import { importJWK, type JWK, SignJWT } from "jose";
+import { generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import type postgres from "postgres";
 import { asPlatformError, errorResponse } from "../../gateway/error-envelope.ts";
 import type { GatewayEnv } from "../../gateway/gateway-env.ts";
@@ -100,6 +100,29 @@ async function expiredToken(sql: postgres.Sql, issuer: string): Promise<string> 
     .sign(privateKey);
 }
 
+/** A token of the right form whose signature no key of the platform made. */
+async function tokenOfAnotherKey(issuer: string): Promise<string> {
+  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519" });
+  return new SignJWT({ client_id: "web-app", scope: "profile", gty: "authorization_code", kind: "user" })
+    .setProtectedHeader({ alg: "EdDSA", kid: randomUUID(), typ: "at+jwt" })
+    .setIssuer(issuer)
+    .setSubject(randomUUID())
+    .setIssuedAt()
+    .setExpirationTime("1h")
+    .sign(privateKey);
+}
+
+/** The token with its signature's first character changed. */
+function tampered(token: string): string {
+  const [header, payload, signature] = token.split(".") as [string, string, string];
+  return `${header}.${payload}.${signature.startsWith("A") ? "B" : "A"}${signature.slice(1)}`;
+}
+
+/** RFC 6750's challenge for a refused token, with the reason. */
+function invalidToken(description: string): string {
+  return `Bearer error="invalid_token", error_description="${description}"`;
+}
+
 function pkcePair() {
   const verifier = randomBytes(32).toString("base64url");
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
@@ -137,6 +160,16 @@ for (const mode of await testModes()) {
       });
       assert.equal(response.status, 200);
       return (await response.json()) as Record<string, unknown>;
+    }
+
+    async function revoke(tokenValue: string, authorization: string): Promise<void> {
+      const response = await fetch(`${platform.url}/oauth2/revoke`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization },
+        body: new URLSearchParams({ token: tokenValue }),
+      });
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
     }
 
     async function scopesOf(tokenValue: string): Promise<string[]> {
@@ -500,6 +533,16 @@ for (const mode of await testModes()) {
         });
         assert.equal(response.status, 401);
         assert.deepEqual(await response.json(), { errno: 10007, error: "ACCESS_TOKEN_EXPIRED", total: 0 });
+        // Spec 000's text whatever the reason, which the challenge gives.
+        assert.equal(response.headers.get("www-authenticate"), invalidToken("the token has expired"));
+        const malformed = await app.request("/v1/signature/seal-1?access_token=not-a-token", {
+          method: "POST",
+        });
+        assert.deepEqual(await malformed.json(), { errno: 10007, error: "ACCESS_TOKEN_EXPIRED", total: 0 });
+        assert.equal(
+          malformed.headers.get("www-authenticate"),
+          invalidToken("the token is not a well-formed access token"),
+        );
         const valid = await token(
           { grant_type: "client_credentials", scope: "signature" },
           basic("sign-app", SIGN_SECRET),
@@ -510,33 +553,72 @@ for (const mode of await testModes()) {
         assert.equal(await sealed.text(), "sealed");
       });
 
-      it("answers a missing, forged or expired token with 401 and ACCESS_TOKEN_EXPIRED", async () => {
-        const expected = {
-          errno: 10007,
-          ecode: "UNAUTHENTICATED",
-          error: "ACCESS_TOKEN_EXPIRED",
-          total: 0,
-          entities: [],
+      it("answers a missing or refused token with 401 saying why, the text in the caller's language", async () => {
+        const refusal = async (accessToken: string | undefined, language = "en") => {
+          const response = await fetch(`${platform.url}/apis/v2/me/profile`, {
+            headers: {
+              "accept-language": language,
+              ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
+            },
+          });
+          return {
+            status: response.status,
+            challenge: response.headers.get("www-authenticate"),
+            body: await response.json(),
+          };
         };
-        const missing = await fetch(`${platform.url}/apis/v2/me/profile`);
-        assert.equal(missing.status, 401);
-        assert.deepEqual(await missing.json(), expected);
+        const refused = (error: string, challenge: string) => ({
+          status: 401,
+          challenge,
+          body: { errno: 10007, ecode: "UNAUTHENTICATED", error, total: 0, entities: [] },
+        });
+        const missing = "no access token: give one as access_token or in Authorization: Bearer";
+        assert.deepEqual(await refusal(undefined), refused(missing, "Bearer"));
 
-        const forged = await fetch(
-          `${platform.url}/apis/v2/me/profile?access_token=eyJhbGciOiJub25lIn0.e30.`,
+        const { issuer } = platform.running.platform.config.oauth;
+        const valid = (await authorizationCodeFlow("web-app", WEB_SECRET, "profile")).access_token;
+        const expired = await expiredToken(platform.running.platform.db.sql, issuer);
+        const badSignature = "the token's signature does not verify with this platform's keys";
+        const cases: [string, string, string][] = [
+          ["malformed", "not-a-token", "the token is not a well-formed access token"],
+          ["unsigned (alg none)", "eyJhbGciOiJub25lIn0.e30.", badSignature],
+          ["tampered", tampered(valid), badSignature],
+          ["signed by another key", await tokenOfAnotherKey(issuer), badSignature],
+          ["expired", expired, "the token has expired"],
+        ];
+        for (const [name, accessToken, reason] of cases) {
+          assert.deepEqual(await refusal(accessToken), refused(reason, invalidToken(reason)), name);
+        }
+        // The text follows Accept-Language; errno, ecode and the challenge stay.
+        assert.deepEqual(
+          await refusal(expired, "zh-CN,zh;q=0.9"),
+          refused("令牌已过期", invalidToken("the token has expired")),
         );
-        assert.equal(forged.status, 401);
-        assert.equal(forged.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
 
+        assert.equal((await refusal(valid)).status, 200);
+        await revoke(valid, basic("web-app", WEB_SECRET));
+        const revoked = "the token has been revoked";
+        assert.deepEqual(await refusal(valid), refused(revoked, invalidToken(revoked)));
+      });
+
+      it("keeps spec 000's ACCESS_TOKEN_EXPIRED on the notification API, the reason in the challenge", async () => {
         const expired = await expiredToken(
           platform.running.platform.db.sql,
           platform.running.platform.config.oauth.issuer,
         );
-        const late = await fetch(`${platform.url}/apis/v2/me/profile`, {
-          headers: { authorization: `Bearer ${expired}` },
-        });
-        assert.equal(late.status, 401);
-        assert.deepEqual(await late.json(), expected);
+        const cases: [string | undefined, string][] = [
+          [undefined, "Bearer"],
+          [expired, invalidToken("the token has expired")],
+          ["not-a-token", invalidToken("the token is not a well-formed access token")],
+        ];
+        for (const [accessToken, challenge] of cases) {
+          const response = await fetch(`${platform.url}/notification/status`, {
+            headers: accessToken ? { authorization: `Bearer ${accessToken}` } : {},
+          });
+          assert.equal(response.status, 401);
+          assert.equal(response.headers.get("www-authenticate"), challenge);
+          assert.deepEqual(await response.json(), { errno: 10007, error: "ACCESS_TOKEN_EXPIRED", total: 0 });
+        }
       });
     });
 

@@ -18,6 +18,9 @@ const ADMIN_TOKEN = "workflow-admin-token-0123456789abcdefghij";
 const SECRET = "workflow-portal-secret-0123456789abcdefgh";
 const REDIRECT = PORTAL_REDIRECT;
 const PASSWORD = WORKFLOW_PASSWORD;
+/** The challenge of a task link that opens nothing where it is used. */
+const LINK_REFUSED =
+  'Bearer error="invalid_token", error_description="the task link has expired or does not open this operation"';
 const leaveRequest = JSON.parse(
   await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8"),
 );
@@ -358,11 +361,10 @@ for (const mode of await testModes()) {
       assert.equal((await withLink(`/process/${entry}?task=${task.id}`, "GET", "/apis/v2d")).status, 401);
       const other = await start(sys, { userId: "alice", assignTo: "quinn", secureURIExpire: "600" });
       assert.equal((await withLink(`/task/${other.task.id}`, "POST")).status, 401, "nor another task");
-      assert.equal(
-        (await fetch(`${platform.url}/apis/v2/me/positions?access_token=${link}`)).status,
-        401,
-        "nor the rest of the platform",
-      );
+      const elsewhere = await fetch(`${platform.url}/apis/v2/me/positions?access_token=${link}`);
+      assert.equal(elsewhere.status, 401, "nor the rest of the platform");
+      assert.equal(elsewhere.headers.get("www-authenticate"), LINK_REFUSED);
+      await elsewhere.arrayBuffer();
 
       const handled = (await (await withLink(`/task/${task.id}`, "POST")).json()) as {
         errno: number;
@@ -390,7 +392,10 @@ for (const mode of await testModes()) {
 
       const brief = await start(sys, { userId: "alice", assignTo: "quinn", secureURIExpire: "1" });
       await new Promise((resolve) => setTimeout(resolve, 2100));
-      assert.equal((await fetch(brief.uri)).status, 401, "an expired link opens nothing");
+      const expired = await fetch(brief.uri, { headers: { "accept-language": "zh" } });
+      assert.equal(expired.status, 401, "an expired link opens nothing");
+      assert.equal(expired.headers.get("www-authenticate"), LINK_REFUSED);
+      assert.equal(((await expired.json()) as { error: string }).error, "任务链接已过期或不能用于此操作");
     });
 
     it("keeps other users, other tenants and test data away from a process", async () => {
@@ -597,8 +602,9 @@ for (const mode of await testModes()) {
         after.body.entities[0]!.states.map((state) => state.code),
         ["apply"],
       );
+      // Carol is no longer among the step's candidates: for her the task does not exist.
       const notHers = await call("DELETE", `/task/${department.id}`, tokens.carol!);
-      assert.equal(notHers.body.ecode, "WITHDRAW_NOT_ALLOWED");
+      assert.equal(notHers.body.ecode, "TASK_NOT_FOUND");
       const records = await call<{ tags: string }>("GET", `/process/${entry}/activities`, sys);
       assert.equal(records.body.entities[0]!.tags, "INSTANCE_WITHDRAW", "the withdraw is recorded");
       const cancelled = (await call<Process>("GET", `/process/${entry}`, sys)).body.entities[0]!.tasks;
