@@ -9,8 +9,8 @@ import {
   lockRefreshToken,
   markRefreshTokenRotated,
   type RefreshGrant,
+  refreshTokenFamily,
   revokeRefreshFamily,
-  revokeRefreshFamilyOf,
 } from "../../runtime/store/refresh-tokens.ts";
 
 export type RotationResult = { ok: true; grant: RefreshGrant } | { ok: false; reason: string };
@@ -69,9 +69,13 @@ export class RefreshTokens {
     return result;
   }
 
-  /** Revokes the family of a refresh token the application holds (RFC 7009); unknown tokens are ignored. */
+  /**
+   * Revokes the family of a refresh token the application holds, and the access tokens it issued
+   * (RFC 7009 §2.1); unknown tokens are ignored.
+   */
   async revoke(token: string, applicationId: string): Promise<void> {
-    await revokeRefreshFamilyOf(this.sql, hashSecret(token), applicationId);
+    const familyId = await refreshTokenFamily(this.sql, hashSecret(token), applicationId);
+    if (familyId) await this.revokeFamily(familyId);
   }
 
   /** Revokes the family's refresh tokens and the access tokens it issued. */

@@ -120,7 +120,7 @@ const revokeRoute = createRoute({
   operationId: "revokeToken",
   tags: ["OAuth2"],
   summary:
-    "Token revocation (RFC 7009): an access token, refused by every gateway within seconds; or a refresh token and every token rotated from the same grant",
+    "Token revocation (RFC 7009): an access token, refused by every gateway within seconds; or a refresh token, every token rotated from the same grant and the access tokens they issued",
   description:
     "Client credentials by HTTP Basic or in the form; a public client (no secret) names itself with client_id.",
   security: clientAuthentication,
@@ -289,7 +289,8 @@ export function oauthRoutes(deps: GatewayDeps) {
     const form = c.req.valid("form");
     const client = await server.authenticateClient(clientCredentials(c, form), true);
     // An access token is refused by every gateway until it expires; a refresh token's family is
-    // revoked. Another client's token, or no token at all, is answered the same, changing nothing.
+    // revoked with the access tokens it issued (RFC 7009 §2.1). Another client's token, or no token
+    // at all, is answered the same, changing nothing.
     const token = form.token ?? "";
     // Access tokens are JWTs and refresh tokens opaque: the hint is not needed to tell them apart.
     const access = token ? await accessTokens.signedClaims(token) : undefined;

@@ -48,16 +48,16 @@ export async function revokeRefreshFamily(sql: Queryable, familyId: string): Pro
   await sql`update refresh_tokens set revoked_at = now() where family_id = ${familyId} and revoked_at is null`;
 }
 
-/** Revokes the family of the token the application holds; an unknown token changes nothing. */
-export async function revokeRefreshFamilyOf(
+/** The family of a refresh token the application holds, whatever its state; undefined for an unknown token. */
+export async function refreshTokenFamily(
   sql: Queryable,
   tokenHash: Buffer,
   applicationId: string,
-): Promise<void> {
-  await sql`
-    update refresh_tokens set revoked_at = now()
-    where revoked_at is null and family_id = (
-      select family_id from refresh_tokens where token_hash = ${tokenHash} and application_id = ${applicationId})`;
+): Promise<string | undefined> {
+  const [row] = await sql<{ familyId: string }[]>`
+    select family_id as "familyId" from refresh_tokens
+    where token_hash = ${tokenHash} and application_id = ${applicationId}`;
+  return row?.familyId;
 }
 
 /** The grant of a refresh token still usable: neither rotated, revoked nor expired. */

@@ -796,6 +796,39 @@ for (const mode of await testModes()) {
         }
       });
 
+      it("revokes (RFC 7009) a refresh token with its family's access tokens, refreshed ones too", async () => {
+        const first = await authorizationCodeFlow("web-app", WEB_SECRET, "profile");
+        const refreshed = await token(
+          { grant_type: "refresh_token", refresh_token: first.refresh_token },
+          basic("web-app", WEB_SECRET),
+        );
+        assert.equal(refreshed.status, 200);
+        const unrelated = await authorizationCodeFlow("web-app", WEB_SECRET, "profile");
+        const family = [first.access_token, String(refreshed.body.access_token)];
+        for (const accessToken of family) assert.equal(await profileStatus(accessToken), 200);
+
+        // Another client's revocation changes nothing.
+        await revoke(String(refreshed.body.refresh_token), basic("sign-app", SIGN_SECRET));
+        for (const accessToken of family) assert.equal(await profileStatus(accessToken), 200);
+
+        await revoke(String(refreshed.body.refresh_token), basic("web-app", WEB_SECRET));
+        for (const accessToken of family) {
+          const response = await fetch(`${platform.url}/apis/v2/me/profile`, {
+            headers: { authorization: `Bearer ${accessToken}` },
+          });
+          assert.equal(response.status, 401);
+          assert.equal(response.headers.get("www-authenticate"), invalidToken("the token has been revoked"));
+          await response.arrayBuffer();
+          assert.equal((await introspect(accessToken)).active, false);
+        }
+        const again = await token(
+          { grant_type: "refresh_token", refresh_token: String(refreshed.body.refresh_token) },
+          basic("web-app", WEB_SECRET),
+        );
+        assert.equal(again.body.error, "invalid_grant");
+        assert.equal(await profileStatus(unrelated.access_token), 200, "another family's token still works");
+      });
+
       it("refuses a wrong code_verifier", async () => {
         const pages = await AuthorizationPages.open(platform.url, {
           response_type: "code",
