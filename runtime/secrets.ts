@@ -19,14 +19,34 @@ export async function hashPassword(password: string): Promise<string> {
   );
 }
 
+/**
+ * What a password is checked against when there is no account, or no password, to check it
+ * against: a hash with the current parameters that no password gives (its key is all zeros), so
+ * timing does not tell whether the account exists.
+ */
+const NO_PASSWORD_HASH = [
+  "scrypt",
+  SCRYPT.N,
+  SCRYPT.r,
+  SCRYPT.p,
+  Buffer.from("no account's salt").toString("base64url"),
+  Buffer.alloc(SCRYPT.keyLength).toString("base64url"),
+].join("$");
+
+/** Whether `password` is the one `stored` hashes; false, after the same work, when nothing is stored. */
 export async function passwordMatches(password: string, stored: string | null): Promise<boolean> {
-  const parts = stored?.split("$");
-  if (parts?.length !== 6 || parts[0] !== "scrypt") {
-    // Same work as a real check, so timing does not tell whether the account exists.
-    await scryptHash(password, randomBytes(16), SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keyLength);
-    return false;
-  }
-  const [, N, r, p, salt, key] = parts as [string, string, string, string, string, string];
+  const usable = stored !== null && isScryptHash(stored);
+  const matches = await scryptMatches(password, usable ? stored : NO_PASSWORD_HASH);
+  return usable && matches;
+}
+
+function isScryptHash(stored: string): boolean {
+  const parts = stored.split("$");
+  return parts.length === 6 && parts[0] === "scrypt";
+}
+
+async function scryptMatches(password: string, stored: string): Promise<boolean> {
+  const [, N, r, p, salt, key] = stored.split("$") as [string, string, string, string, string, string];
   const expected = Buffer.from(key, "base64url");
   const actual = await scryptHash(
     password,

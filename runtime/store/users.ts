@@ -64,16 +64,17 @@ async function userWithPassword(
 }
 
 /**
- * The account whose password matches, or undefined: the same answer, and about the same time, for
- * an unknown account, a disabled one and a wrong password.
+ * The account whose password matches, or undefined: the same answer, and the same password work,
+ * for an account of no tenant (`tenantId` undefined), an unknown account, a disabled one and a
+ * wrong password.
  */
 export async function authenticateUser(
   sql: Queryable,
-  tenantId: string,
+  tenantId: string | undefined,
   account: string,
   password: string,
 ): Promise<User | undefined> {
-  const user = await userWithPassword(sql, tenantId, account);
+  const user = tenantId === undefined ? undefined : await userWithPassword(sql, tenantId, account);
   const matches = await passwordMatches(password, user?.passwordHash ?? null);
   if (!user || !matches || user.disabled) return undefined;
   const { passwordHash: _hidden, ...rest } = user;

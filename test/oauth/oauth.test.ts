@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import crypto, { createHash, randomBytes, randomUUID } from "node:crypto";
+import { syncBuiltinESMExports } from "node:module";
+import { mock } from "node:test";
 import { Hono } from "hono";
 import { generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import type postgres from "postgres";
@@ -66,6 +68,7 @@ const bootstrap = {
       password: ALICE_PASSWORD,
     },
     { tenant: "example.edu", account: "carol", name: "Carol", password: "carol's own password" },
+    { tenant: "example.edu", account: "dave", name: "Dave", password: "dave's own password" },
   ],
 };
 
@@ -367,6 +370,36 @@ for (const mode of await testModes()) {
           String(locked.body.error_description),
           /too many failed attempts for this account; try again in \d+ s/,
         );
+      });
+
+      it("checks a password against a hash for an account no tenant has, as for a wrong one", async () => {
+        // The gateway runs in this process: every scrypt it runs is counted, with its cost.
+        const scrypt = mock.method(crypto, "scrypt");
+        syncBuiltinESMExports();
+        try {
+          const hashWork = async (username: string) => {
+            scrypt.mock.resetCalls();
+            const reply = await token(
+              { grant_type: "password", username, password: "a wrong guess", scope: "send_notification" },
+              basic("sign-app", SIGN_SECRET),
+            );
+            assert.equal(reply.body.error, "invalid_grant");
+            assert.equal(reply.body.error_description, "wrong username or password");
+            return scrypt.mock.calls.map((call) => call.arguments[3]);
+          };
+          const wrongPassword = await hashWork("dave");
+          assert.equal(wrongPassword.length, 1);
+          assert.deepEqual(await hashWork("nobody"), wrongPassword, "a bare account no tenant has");
+          assert.deepEqual(await hashWork("nobody@nowhere.example"), wrongPassword, "a domain of no tenant");
+          assert.deepEqual(
+            await hashWork("nobody@example.edu"),
+            wrongPassword,
+            "an unknown account of a tenant",
+          );
+        } finally {
+          scrypt.mock.restore();
+          syncBuiltinESMExports();
+        }
       });
 
       it("rotates refresh tokens and revokes the family when a rotated one comes back", async () => {
