@@ -21,6 +21,7 @@ import {
   type ProcessWithState,
   readProcess,
   setChildProcess,
+  tookPart,
 } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import {
@@ -412,7 +413,11 @@ export async function commandProcess(
   return run(sql, locked, command(locked.process));
 }
 
-/** A command on the process of a task (withdraw, reassign), answered with that task. */
+/**
+ * A command on the process of a task (withdraw, reassign), answered with that task. With
+ * `participant`, a user who took no part in the process is told the task does not exist, as
+ * another tenant's would be: what the command would refuse says nothing of a stranger's process.
+ */
 export async function commandTask(
   sql: Queryable,
   tenantId: string,
@@ -420,8 +425,11 @@ export async function commandTask(
   taskId: string,
   command: EngineCommand,
   ownAppId?: string,
+  participant?: string,
 ): Promise<Outcome & { task: TaskState }> {
   const locked = await lockedOrRefused(sql, tenantId, test, { task: taskId });
+  if (participant !== undefined && !(await tookPart(sql, locked.process.id, participant)))
+    throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${taskId}`);
   checkOwnApp(locked.process, ownAppId);
   const outcome = await run(sql, locked, command, { shownTask: taskId });
   return { ...outcome, task: outcome.result.state.tasks.find((task) => task.id === taskId)! };

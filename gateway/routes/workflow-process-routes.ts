@@ -341,6 +341,7 @@ export function workflowProcessRoutes(
           params.id,
           { kind: "withdraw", task: params.id, user: caller.userId! },
           await ownAppId(tx, caller),
+          caller.userId!,
         );
         return { entities: [await taskViewOf(tx, process, task, people, views())] };
       }),
