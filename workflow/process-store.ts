@@ -69,10 +69,11 @@ export function whereRef(sql: Queryable, ref: ProcessRef) {
 /** How a command names the process it runs on: by GUID, by serial number, or by one of its tasks. */
 export type LockTarget = ProcessRef | { task: string };
 
-function processIdOf(sql: Queryable, target: LockTarget) {
+/** Serial numbers count per tenant: one names a process only with its tenant. */
+function processIdOf(sql: Queryable, tenantId: string, target: LockTarget) {
   if ("task" in target) return sql`(select process_id from workflow_tasks where id = ${target.task})`;
   if ("id" in target) return sql`${target.id}::uuid`;
-  return sql`(select id from workflow_processes where entry = ${target.entry})`;
+  return sql`(select id from workflow_processes where tenant_id = ${tenantId} and entry = ${target.entry})`;
 }
 
 export interface ProcessWithState {
@@ -94,7 +95,7 @@ export async function lockProcess(
   options: { handlerFor?: string | undefined } = {},
 ): Promise<ProcessWithState | undefined> {
   if ("task" in target && !isUuid(target.task)) return undefined;
-  const id = processIdOf(sql, target);
+  const id = processIdOf(sql, tenantId, target);
   const user = "task" in target ? options.handlerFor : undefined;
   // Sent after the lock in the same round trip, the read waits for it and sees what it guards.
   const [[process], [state]] = await Promise.all([
@@ -123,7 +124,7 @@ export async function readProcess(
   const [row] = await sql<(ProcessRow & StateColumns)[]>`
     select ${sql.unsafe(PROCESS_COLUMNS)}, ${stateColumns(sql, sql`p.id`, target, user)}
     from workflow_processes p
-    where id = ${processIdOf(sql, target)} and tenant_id = ${tenantId} and test = ${test}`;
+    where id = ${processIdOf(sql, tenantId, target)} and tenant_id = ${tenantId} and test = ${test}`;
   if (!row) return undefined;
   const { tasks, branches, entrustedBy, ...process } = row;
   return withState(process, { tasks, branches, entrustedBy }, user);

@@ -13,7 +13,8 @@ import {
 
 /**
  * What the workflow API tells a caller of processes that are not theirs: a user who took no part
- * in a process learns nothing of its tasks from 4.8.
+ * in a process learns nothing of its tasks from 4.8, and serial numbers count per tenant, so a
+ * tenant's numbers say nothing of how many processes another starts.
  */
 
 const SECRET = "workflow-disclosure-secret-0123456789abc";
@@ -112,6 +113,42 @@ for (const mode of await testModes()) {
       // And the handler takes it back.
       const taken = await api.call("DELETE", `/task/${task.id}`, tokens.alice!);
       assert.equal(taken.body.errno, 0, taken.body.error);
+    });
+
+    it("numbers each tenant's processes on their own, one after another whatever other tenants start", async () => {
+      const ours: number[] = [];
+      const theirs: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        ours.push((await start(sys.example!, { userId: "alice" })).entry);
+        for (let j = 0; j < 2; j++) theirs.push((await start(sys.other!, { userId: "olga" })).entry);
+      }
+      for (const numbers of [ours, theirs]) {
+        assert.deepEqual(
+          numbers,
+          numbers.map((_, i) => numbers[0]! + i),
+          `consecutive: ${numbers}`,
+        );
+      }
+      assert.deepEqual(theirs.slice(0, 1), [1], "the other tenant's first process is its number 1");
+
+      // One number names each tenant's own process.
+      const shared = theirs.find((entry) => ours.includes(entry))!;
+      assert.ok(shared !== undefined, `a number both tenants have: ${ours} and ${theirs}`);
+      const mine = await api.ok<{ name: string }>("GET", `/process/${shared}`, sys.example!);
+      const other = await api.ok<{ name: string }>("GET", `/process/${shared}`, sys.other!);
+      assert.equal(mine.entities[0]!.name, "Memo of example.edu");
+      assert.equal(other.entities[0]!.name, "Memo of other.edu");
+    });
+
+    it("gives concurrent starts of one tenant distinct numbers, without gaps", async () => {
+      const started = await Promise.all(
+        Array.from({ length: 12 }, () => start(sys.other!, { userId: "olga" })),
+      );
+      const numbers = started.map(({ entry }) => entry).sort((a, b) => a - b);
+      assert.deepEqual(
+        numbers,
+        numbers.map((_, i) => numbers[0]! + i),
+      );
     });
   });
 }
