@@ -80,21 +80,19 @@ export function endsWithEndRecord(tail: Buffer): boolean {
   );
 }
 
-function findEnd(zip: Buffer): number {
-  // The parsers take the last end record found anywhere, so this does too, and then insists it is the archive's end.
-  const end = zip.lastIndexOf(END_SIGNATURE);
-  if (end < 0 || end + END_SIZE > zip.length) throw new ArchiveRefused("not a zip package");
-  if (end + END_SIZE + zip.readUInt16LE(end + 20) !== zip.length)
-    throw new ArchiveRefused("not a zip package: bytes follow its end record");
-  return end;
-}
-
 /**
- * Every entry of `zip`, in the order of its central directory. More than `maxEntries` (as the end
- * record counts them) is refused with `tooMany` before any entry is read.
+ * Every entry of `zip`, in the order of its central directory; undefined when it has no end record,
+ * as then no parser finds an entry in it either. More than `maxEntries` (as the end record counts
+ * them) is refused with `tooMany` before any entry is read.
  */
-export function zipEntries(zip: Buffer, maxEntries: number, tooMany: () => ArchiveRefused): ZipEntry[] {
-  const end = findEnd(zip);
+export function zipEntries(
+  zip: Buffer,
+  maxEntries: number,
+  tooMany: () => ArchiveRefused,
+): ZipEntry[] | undefined {
+  // The parsers take the last end record found anywhere, so this does too.
+  const end = zip.lastIndexOf(END_SIGNATURE);
+  if (end < 0 || end + END_SIZE > zip.length) return undefined;
   const disk = zip.readUInt16LE(end + 4);
   const directoryDisk = zip.readUInt16LE(end + 6);
   const entriesOnDisk = zip.readUInt16LE(end + 8);
@@ -151,7 +149,7 @@ export function zipEntries(zip: Buffer, maxEntries: number, tooMany: () => Archi
       throw new ArchiveRefused(`the entry ${entry} has ZIP64 sizes; ZIP64 archives are not accepted`);
     if (entryDisk !== 0) throw new ArchiveRefused(`the entry ${entry} is on another disk`);
     if (method === STORED && compressedSize !== uncompressedSize)
-      throw new ArchiveRefused(`the entry ${entry} is stored, yet its header declares two sizes for it`);
+      throw new ArchiveRefused(`the entry ${entry} is stored, yet its header declares it changes size`);
 
     if (headerStart + LOCAL_SIZE > directoryStart || zip.readUInt32LE(headerStart) !== LOCAL_SIGNATURE)
       throw new ArchiveRefused(`the entry ${entry} has no local header where the central directory says`);
