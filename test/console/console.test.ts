@@ -1,15 +1,14 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { CampusAppStandIn } from "../support/campus-app-stand-in.ts";
 import { sealPng } from "../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { CHROMIUM, CHROMIUM_PATH, missingSystemPackages } from "../support/system-requirements.ts";
 import { issueToken } from "../support/tokens.ts";
 import { waitFor } from "../support/wait.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ADMIN_TOKEN = "console-operator-token-0123456789abcdef";
 const CLIENT = { id: "console-client", secret: "console-client-secret-0123456789abcdef" };
 const SENDER = { id: "console-sender", secret: "console-sender-secret-0123456789abcdef" };
@@ -59,7 +58,7 @@ describe("the operator console, off without ADMIN_TOKEN", () => {
 });
 
 describe("the operator console in a browser", {
-  skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM} (.ci/run installs Debian's chromium)`,
+  skip: missingSystemPackages(CHROMIUM),
 }, () => {
   let platform: TestPlatform;
   let campusApp: CampusAppStandIn;
@@ -114,7 +113,7 @@ describe("the operator console in a browser", {
       NOTIFY_RETRY_DELAYS_MS: "50",
     });
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM_PATH,
       args: [
         "--headless",
         "--no-sandbox",

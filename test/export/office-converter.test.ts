@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import { access, mkdtemp, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
 import pino from "pino";
 import { OfficeConverter } from "../../workers/export/office-converter.ts";
 import { buildDocx } from "../support/docx-fixtures.ts";
+import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { LIBREOFFICE, missingSystemPackages, PYTHON_UNO } from "../support/system-requirements.ts";
+
+const NEEDS_OFFICE = { skip: missingSystemPackages(LIBREOFFICE, PYTHON_UNO) };
 
 /** The Unix sockets LibreOffice listens on under /tmp, found through the processes of its group. */
 async function officePipes(processGroup: number): Promise<string[]> {
@@ -35,7 +38,7 @@ const exists = (path: string) =>
     () => false,
   );
 
-describe("LibreOffice converter", () => {
+describe("LibreOffice converter", NEEDS_OFFICE, () => {
   let dir: string;
   let converter: OfficeConverter;
   let input: string;
@@ -90,7 +93,7 @@ describe("LibreOffice converter", () => {
   });
 });
 
-describe("LibreOffice converter, closed", () => {
+describe("LibreOffice converter, closed", NEEDS_OFFICE, () => {
   it("leaves none of LibreOffice's pipes in /tmp", async () => {
     const dir = await mkdtemp(join(tmpdir(), "office-converter-"));
     const converter = new OfficeConverter({

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import ExcelJS from "exceljs";
@@ -15,10 +14,10 @@ import {
   withBootstrap,
 } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { CHROMIUM, CHROMIUM_PATH, missingSystemPackages } from "../support/system-requirements.ts";
 import { issueToken } from "../support/tokens.ts";
 import { waitFor } from "../support/wait.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const APP = { id: "content-app", secret: "content-app-secret-0123456789abcdefghijk" };
 /** The origin file URLs are handed out on: a name of its own, as production would give it. */
 const FILE_ORIGIN = "https://files.example.edu";
@@ -259,11 +258,7 @@ for (const mode of await testModes()) {
 }
 
 describe("uploads opened in a browser at their file URL", {
-  // Under CI the browser must be there: a missing one fails the suite instead of skipping it.
-  skip:
-    existsSync(CHROMIUM) || process.env.CI === "true"
-      ? false
-      : `no browser at ${CHROMIUM} (.ci/run installs Debian's chromium)`,
+  skip: missingSystemPackages(CHROMIUM),
 }, () => {
   let platform: TestPlatform;
   let removeDir: () => Promise<void>;
@@ -294,7 +289,7 @@ describe("uploads opened in a browser at their file URL", {
     );
     token = await appToken(platform.url, "notifications");
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM_PATH,
       args: [
         "--headless",
         "--no-sandbox",

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,8 +8,8 @@ import * as oauth from "oauth4webapi";
 import { chromium } from "playwright-core";
 import { AuthorizationPages } from "../support/authorization-pages.ts";
 import { startTestPlatform, type TestPlatform, tempDir } from "../support/platform.ts";
+import { CHROMIUM, CHROMIUM_PATH, missingSystemPackages } from "../support/system-requirements.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SECRET = "interop-client-secret-0123456789abcdefghij";
 const PASSWORD = "a long and private passphrase";
 
@@ -119,10 +118,10 @@ describe("OAuth2 with real clients", () => {
   });
 
   it("a person signs in and consents in a real browser, landing on the redirect URI with a code", {
-    skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM} (.ci/run installs Debian's chromium)`,
+    skip: missingSystemPackages(CHROMIUM),
   }, async () => {
     const browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: CHROMIUM_PATH,
       args: [
         "--headless",
         "--no-sandbox",

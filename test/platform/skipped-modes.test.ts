@@ -14,9 +14,18 @@ describe("a machine without Postgres and RabbitMQ", () => {
     };
     delete env.CI;
     delete env.NODE_TEST_CONTEXT;
-    const { stdout } = await run(
+    const { stdout, stderr } = await run(
       process.execPath,
-      ["--import", "tsx", "--test", "--test-reporter=tap", "test/platform/metrics.test.ts"],
+      [
+        "--import",
+        "tsx",
+        "--test",
+        "--test-reporter=tap",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=./test/support/skip-summary-reporter.mjs",
+        "--test-reporter-destination=stderr",
+        "test/platform/metrics.test.ts",
+      ],
       { env, maxBuffer: 16 * 1024 * 1024 },
     );
     const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(stdout)?.[1]);
@@ -26,5 +35,13 @@ describe("a machine without Postgres and RabbitMQ", () => {
     assert.ok(count("skipped") >= 2, "the distributed tests count as skipped");
     assert.equal(reasons?.length, count("skipped"), "each skipped test says why");
     assert.equal(count("fail"), 0);
+    assert.match(
+      stderr,
+      new RegExp(
+        `^${count("skipped")} tests skipped on this machine .*\\n {2}${count("skipped")} × Postgres at postgres://nobody@127\\.0\\.0\\.1:1/none and RabbitMQ at .* unreachable$`,
+        "m",
+      ),
+      "the run ends with what it skipped and why",
+    );
   });
 });

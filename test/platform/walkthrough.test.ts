@@ -3,19 +3,20 @@ import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
 import { readDocx } from "../support/docx-fixtures.ts";
 import { freePort, tempDir } from "../support/platform.ts";
-import { ROOT, readmeBlocks, runScript } from "../support/readme-walkthrough.ts";
+import { ROOT, readmeBlocks, runScript, stopGroup } from "../support/readme-walkthrough.ts";
 import { RecordingServer } from "../support/recording-server.ts";
+import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { type RunningSmtpServer, startSmtp } from "../support/smtp-server.ts";
+import { CURL, JQ, missingSystemPackages } from "../support/system-requirements.ts";
 import { waitFor } from "../support/wait.ts";
 
 /** Where bootstrap.example.json points its e-mail and noticeboard channels. */
 const SAMPLE_SMTP_PORT = 1025;
 const SAMPLE_NOTICEBOARD_PORT = 9092;
 
-describe("the README's first ten minutes", () => {
+describe("the README's first ten minutes", { skip: missingSystemPackages(CURL, JQ) }, () => {
   let blocks: string[];
   let platform: ChildProcess | undefined;
   let platformLog: () => { stdout: string; stderr: string };
@@ -55,12 +56,7 @@ describe("the README's first ten minutes", () => {
   });
 
   after(async () => {
-    if (platform?.exitCode === null) {
-      // npm start runs node under bash and npm: stop the whole group, as Ctrl-C in a terminal would.
-      const exited = once(platform, "exit");
-      process.kill(-platform.pid!, "SIGINT");
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-    }
+    if (platform) await stopGroup(platform);
     await smtp?.close();
     await noticeboard?.close();
     await workDir?.remove();

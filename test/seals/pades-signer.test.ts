@@ -6,6 +6,7 @@ import { createPadesSigner } from "../../workers/sign/pades-signature.ts";
 import { tempDir } from "../support/platform.ts";
 import { pdfsig } from "../support/sealed-pdf-reader.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { missingSystemPackages, POPPLER } from "../support/system-requirements.ts";
 
 /** An operator's PKCS#12 file: a key and its certificate after another one, under a passphrase. */
 function operatorP12(passphrase: string): Buffer {
@@ -51,7 +52,9 @@ describe("PAdES signer", () => {
     await scratch?.remove();
   });
 
-  it("signs with the key of a passphrase-protected file, by the certificate that matches it", async () => {
+  it("signs with the key of a passphrase-protected file, by the certificate that matches it", {
+    skip: missingSystemPackages(POPPLER),
+  }, async () => {
     const sign = createPadesSigner({ p12, passphrase: "s3cret passphrase" });
     const report = await pdfsig(await sign(await onePagePdf(), "sealed"), scratch.path);
     assert.match(report, /Signature Validation: Signature is Valid\./);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,4 +33,17 @@ export function runScript(script: string, cwd: string, env: Record<string, strin
     stderr += chunk;
   });
   return { child, output: () => ({ stdout, stderr }) };
+}
+
+/** Stops what `npm start` started, as Ctrl-C in its terminal would, and waits for it to be gone. */
+export async function stopGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  process.kill(-child.pid!, "SIGINT");
+  try {
+    await Promise.race([exited, once(child, "exit", { signal: AbortSignal.timeout(30_000) })]);
+  } catch {
+    process.kill(-child.pid!, "SIGKILL");
+    await exited;
+  }
 }

@@ -4,25 +4,15 @@ import { once } from "node:events";
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { freePort, tempDir, testModes } from "../support/platform.ts";
-import { ROOT, readmeBlocks, runScript } from "../support/readme-walkthrough.ts";
+import { ROOT, readmeBlocks, runScript, stopGroup } from "../support/readme-walkthrough.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { CURL, JQ, missingSystemPackages } from "../support/system-requirements.ts";
 import { waitFor } from "../support/wait.ts";
 
-/** Stops what `npm start` started, as Ctrl-C in its terminal would, and waits for it to be gone. */
-async function stopGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  process.kill(-child.pid!, "SIGINT");
-  try {
-    await Promise.race([exited, once(child, "exit", { signal: AbortSignal.timeout(30_000) })]);
-  } catch {
-    process.kill(-child.pid!, "SIGKILL");
-    await exited;
-  }
-}
-
 for (const mode of await testModes()) {
-  describe(`the README's workflow walkthrough (${mode.name})`, { skip: mode.skip }, () => {
+  describe(`the README's workflow walkthrough (${mode.name})`, {
+    skip: mode.skip || missingSystemPackages(CURL, JQ),
+  }, () => {
     let platform: ChildProcess | undefined;
     let platformLog: () => { stdout: string; stderr: string };
     let cleanup: (() => Promise<void>) | undefined;
