@@ -60,14 +60,15 @@ for (const mode of await testModes()) {
         else response.writeHead(404).end();
       });
       await new Promise<void>((resolve) => templateHost!.listen(0, "127.0.0.1", resolve));
-      hostUrl = `http://localhost:${(templateHost.address() as AddressInfo).port}`;
+      const hostPort = (templateHost.address() as AddressInfo).port;
+      hostUrl = `http://127.0.0.1:${hostPort}`;
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       platform = await startTestPlatform({
         ...(await withBootstrap(prepared.env, {
           applications: [{ id: "bombs-app", secret: SECRET, name: "Bombs", scopes: ["notifications"] }],
         })),
-        EXPORT_TEMPLATE_HOSTS: "localhost",
+        EXPORT_TEMPLATE_HOSTS: new URL(hostUrl).host,
       });
       token = await issueToken(
         platform.url,
