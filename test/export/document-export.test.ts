@@ -8,6 +8,11 @@ import sharp from "sharp";
 import { buildDocx, readDocx } from "../support/docx-fixtures.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { LIBREOFFICE, missingSystemPackages, POPPLER, PYTHON_UNO } from "../support/system-requirements.ts";
+
+/** PDF and PNG exports go through LibreOffice; the tests read their text and pages with poppler. */
+const NEEDS_OFFICE = { skip: missingSystemPackages(LIBREOFFICE, PYTHON_UNO, POPPLER) };
+
 import { issueToken } from "../support/tokens.ts";
 
 const run = promisify(execFile);
@@ -132,7 +137,7 @@ for (const mode of await testModes()) {
       assert.equal(doc.paragraphs[0], "Certificate for Wang Fang, issued 2024-03-15");
     });
 
-    it("converts to PDF through LibreOffice", async () => {
+    it("converts to PDF through LibreOffice", NEEDS_OFFICE, async () => {
       const answer = await exportAs("pdf", {
         template: templateUri,
         data: { name: "Zhang San 张三", issued: "2026-01-15", Courses: courses(2), honours: true },
@@ -145,48 +150,59 @@ for (const mode of await testModes()) {
       assert.match(text, /With honours/);
     });
 
-    it("draws a page as PNG (page 0 by default, `page` 0-based) and refuses a page past the end", async () => {
-      const data = { name: "Long", issued: "2026-01-15", Courses: courses(90) };
-      const first = await exportAs("png", { template: templateUri, data });
-      assert.equal(first.status, 200, await first.clone().text());
-      assert.equal(first.headers.get("content-type"), "image/png");
-      const firstPage = Buffer.from(await first.arrayBuffer());
-      const page = await sharp(firstPage).metadata();
-      // An A4 page at 96 dpi.
-      assert.deepEqual([page.format, page.width, page.height], ["png", 794, 1123]);
+    it(
+      "draws a page as PNG (page 0 by default, `page` 0-based) and refuses a page past the end",
+      NEEDS_OFFICE,
+      async () => {
+        const data = { name: "Long", issued: "2026-01-15", Courses: courses(90) };
+        const first = await exportAs("png", { template: templateUri, data });
+        assert.equal(first.status, 200, await first.clone().text());
+        assert.equal(first.headers.get("content-type"), "image/png");
+        const firstPage = Buffer.from(await first.arrayBuffer());
+        const page = await sharp(firstPage).metadata();
+        // An A4 page at 96 dpi.
+        assert.deepEqual([page.format, page.width, page.height], ["png", 794, 1123]);
 
-      const second = await exportAs("png", { template: templateUri, data, page: 1 });
-      assert.equal(second.status, 200);
-      const secondPage = Buffer.from(await second.arrayBuffer());
-      assert.equal((await sharp(secondPage).metadata()).height, 1123);
-      assert.ok(!secondPage.equals(firstPage), "page 1 is another page");
+        const second = await exportAs("png", { template: templateUri, data, page: 1 });
+        assert.equal(second.status, 200);
+        const secondPage = Buffer.from(await second.arrayBuffer());
+        assert.equal((await sharp(secondPage).metadata()).height, 1123);
+        assert.ok(!secondPage.equals(firstPage), "page 1 is another page");
 
-      const past = await exportAs("png", { template: templateUri, data, page: 40 });
-      assert.equal(past.status, 400);
-      const envelope = (await past.json()) as { errno: number; error: string };
-      assert.match(envelope.error, /^page: 40 is past the document's last page \(\d pages/);
-    });
+        const past = await exportAs("png", { template: templateUri, data, page: 40 });
+        assert.equal(past.status, 400);
+        const envelope = (await past.json()) as { errno: number; error: string };
+        assert.match(envelope.error, /^page: 40 is past the document's last page \(\d pages/);
+      },
+    );
 
-    it("answers JSON with {files: [{uri, page}]}: every page of an image export, the document otherwise", async () => {
-      const data = { name: "Long", issued: "2026-01-15", Courses: courses(90) };
-      const pages = await exportAs("png", { template: templateUri, data }, "application/json");
-      assert.equal(pages.status, 200, await pages.clone().text());
-      const { files } = (await pages.json()) as { files: { uri: string; page: number }[] };
-      assert.ok(files.length >= 2, `a 90-row table runs over pages: ${files.length}`);
-      assert.deepEqual(
-        files.map((file) => file.page),
-        files.map((_, index) => index),
-      );
-      const stored = await fetch(files[1]!.uri);
-      assert.equal(stored.headers.get("content-type"), "image/png");
-      assert.equal((await sharp(Buffer.from(await stored.arrayBuffer())).metadata()).width, 794);
+    it(
+      "answers JSON with {files: [{uri, page}]}: every page of an image export, the document otherwise",
+      NEEDS_OFFICE,
+      async () => {
+        const data = { name: "Long", issued: "2026-01-15", Courses: courses(90) };
+        const pages = await exportAs("png", { template: templateUri, data }, "application/json");
+        assert.equal(pages.status, 200, await pages.clone().text());
+        const { files } = (await pages.json()) as { files: { uri: string; page: number }[] };
+        assert.ok(files.length >= 2, `a 90-row table runs over pages: ${files.length}`);
+        assert.deepEqual(
+          files.map((file) => file.page),
+          files.map((_, index) => index),
+        );
+        const stored = await fetch(files[1]!.uri);
+        assert.equal(stored.headers.get("content-type"), "image/png");
+        assert.equal((await sharp(Buffer.from(await stored.arrayBuffer())).metadata()).width, 794);
 
-      const pdf = await exportAs("pdf", { template: templateUri, data }, "application/json");
-      const answer = (await pdf.json()) as { files: { uri: string; page?: number }[] };
-      assert.equal(answer.files.length, 1);
-      assert.equal(answer.files[0]!.page, undefined);
-      assert.match(await pdfText(await (await fetch(answer.files[0]!.uri)).arrayBuffer()), /Course 90 课程/);
-    });
+        const pdf = await exportAs("pdf", { template: templateUri, data }, "application/json");
+        const answer = (await pdf.json()) as { files: { uri: string; page?: number }[] };
+        assert.equal(answer.files.length, 1);
+        assert.equal(answer.files[0]!.page, undefined);
+        assert.match(
+          await pdfText(await (await fetch(answer.files[0]!.uri)).arrayBuffer()),
+          /Course 90 课程/,
+        );
+      },
+    );
 
     it("answers 400 for a missing or broken template, 403 for an image on a host not allowed, 404 for an unknown format", async () => {
       const missing = await exportAs("docx", { data: {} });

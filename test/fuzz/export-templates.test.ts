@@ -3,6 +3,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { buildDocx } from "../support/docx-fixtures.ts";
+import { LIBREOFFICE, missingSystemPackages, PYTHON_UNO } from "../support/system-requirements.ts";
 import { nastyJsonValue, nastyString, percentEncode } from "./support/arbitraries.ts";
 import { checkResponse } from "./support/envelopes.ts";
 import { startFuzzPlatform } from "./support/fuzz-platform.ts";
@@ -121,6 +122,8 @@ const hostileUri: fc.Arbitrary<string> = fc.oneof(
     .map((tail) => `${platform.url}/file/${tail}`),
 );
 
+type ExportFormat = "docx" | "xlsx" | "pdf";
+
 /** An export request carrying `parameters` in the query string, a JSON body or a form. */
 function exportRequest(
   format: string,
@@ -169,54 +172,55 @@ function refusedUnreached(what: string) {
   };
 }
 
-/** Export parameters of every shape: data, fields, cells, pages and flags, odd or not. */
-const oddExport = fc
-  .record({
-    format: fc.constantFrom("docx", "docx", "xlsx", "xlsx", "pdf"),
-    data: fc.oneof(
-      fc.dictionary(fc.oneof(fc.constantFrom("name", "photo"), nastyString), nastyJsonValue, {
-        maxKeys: 4,
-      }),
-      fc.array(
-        fc.array(fc.oneof(nastyString, fc.double(), fc.boolean(), fc.constant(null)), { maxLength: 6 }),
-        { maxLength: 6 },
-      ),
-      nastyJsonValue,
-    ),
-    fields: fc.oneof(
-      fc.array(
-        fc.record(
-          { name: nastyString, type: fc.constantFrom("image", "thing", "text", "") },
-          { requiredKeys: ["name"] },
+/** Export parameters of every shape in one of the formats: data, fields, cells, pages and flags, odd or not. */
+const oddExport = (formats: readonly ExportFormat[]) =>
+  fc
+    .record({
+      format: fc.constantFrom(...formats),
+      data: fc.oneof(
+        fc.dictionary(fc.oneof(fc.constantFrom("name", "photo"), nastyString), nastyJsonValue, {
+          maxKeys: 4,
+        }),
+        fc.array(
+          fc.array(fc.oneof(nastyString, fc.double(), fc.boolean(), fc.constant(null)), { maxLength: 6 }),
+          { maxLength: 6 },
         ),
-        { maxLength: 3 },
+        nastyJsonValue,
       ),
-      fc.constant(Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}` }))),
-      nastyJsonValue,
-    ),
-    row: fc.oneof(
-      fc.integer({ min: -2, max: 2_000_000 }),
-      fc.constantFrom(1.5, -0, 2 ** 64, "1e309", "NaN", "0x10"),
-    ),
-    column: fc.oneof(fc.integer({ min: -2, max: 20_000 }), fc.constantFrom(1.5, 2 ** 64, "1", "")),
-    label: fc.constantFrom(true, false, "true", "yes", 1, null),
-    page: fc.constantFrom(undefined, 0, 1, -1, 10_001, "1"),
-    withTemplate: fc.boolean(),
-    carrier,
-    json: fc.boolean(),
-  })
-  .map(({ format, withTemplate, carrier, json, page, ...parameters }) =>
-    exportRequest(
-      format,
-      {
-        ...parameters,
-        ...(page === undefined ? {} : { page }),
-        ...(withTemplate || format !== "xlsx" ? { template } : {}),
-      },
+      fields: fc.oneof(
+        fc.array(
+          fc.record(
+            { name: nastyString, type: fc.constantFrom("image", "thing", "text", "") },
+            { requiredKeys: ["name"] },
+          ),
+          { maxLength: 3 },
+        ),
+        fc.constant(Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}` }))),
+        nastyJsonValue,
+      ),
+      row: fc.oneof(
+        fc.integer({ min: -2, max: 2_000_000 }),
+        fc.constantFrom(1.5, -0, 2 ** 64, "1e309", "NaN", "0x10"),
+      ),
+      column: fc.oneof(fc.integer({ min: -2, max: 20_000 }), fc.constantFrom(1.5, 2 ** 64, "1", "")),
+      label: fc.constantFrom(true, false, "true", "yes", 1, null),
+      page: fc.constantFrom(undefined, 0, 1, -1, 10_001, "1"),
+      withTemplate: fc.boolean(),
       carrier,
-      json,
-    ),
-  );
+      json: fc.boolean(),
+    })
+    .map(({ format, withTemplate, carrier, json, page, ...parameters }) =>
+      exportRequest(
+        format,
+        {
+          ...parameters,
+          ...(page === undefined ? {} : { page }),
+          ...(withTemplate || format !== "xlsx" ? { template } : {}),
+        },
+        carrier,
+        json,
+      ),
+    );
 
 describe("export templates and images fetched by URI", () => {
   it("never fetches a template from an address the operator did not allow", () =>
@@ -266,34 +270,49 @@ describe("export templates and images fetched by URI", () => {
       check: refusedUnreached("image"),
     }));
 
-  it("fills documents and spreadsheets with any data, or names the parameter it cannot use", async () => {
-    const made = new Map<number, number>();
-    await fuzzProperty({
-      baseUrl: platform.url,
-      tally,
-      family: "export data",
-      runs: 80,
-      arbitrary: fc.oneof(
-        // Exports that must be made, among the odd ones, so the property reaches the rendering itself.
-        {
-          weight: 1,
-          arbitrary: fc
-            .record({ name: fc.string({ unit: "binary", maxLength: 40 }), carrier, json: fc.boolean() })
-            .chain(({ name, carrier, json }) =>
-              fc.constantFrom(
-                exportRequest("docx", { template, data: { name } }, carrier, json),
-                exportRequest("xlsx", { data: [[name, 1, true, null]], label: false }, carrier, json),
+  it("fills documents and spreadsheets with any data, or names the parameter it cannot use", () =>
+    fillsAnyData(["docx", "docx", "xlsx", "xlsx"], 64));
+
+  it(
+    "converts to PDF any data it fills, or names the parameter it cannot use",
+    {
+      skip: missingSystemPackages(LIBREOFFICE, PYTHON_UNO),
+    },
+    () => fillsAnyData(["pdf"], 16),
+  );
+});
+
+/** Exports with odd data in the formats must be made, or refused naming what is wrong: never a fault. */
+async function fillsAnyData(formats: readonly ExportFormat[], runs: number): Promise<void> {
+  const made = new Map<number, number>();
+  await fuzzProperty({
+    baseUrl: platform.url,
+    tally,
+    family: "export data",
+    runs,
+    arbitrary: fc.oneof(
+      // Exports that must be made, among the odd ones, so the property reaches the rendering itself.
+      {
+        weight: 1,
+        arbitrary: fc
+          .record({ name: fc.string({ unit: "binary", maxLength: 40 }), carrier, json: fc.boolean() })
+          .chain(({ name, carrier, json }) =>
+            fc.constantFrom(
+              ...formats.map((format) =>
+                format === "xlsx"
+                  ? exportRequest("xlsx", { data: [[name, 1, true, null]], label: false }, carrier, json)
+                  : exportRequest(format, { template, data: { name } }, carrier, json),
               ),
             ),
-        },
-        { weight: 3, arbitrary: oddExport },
-      ),
-      check: async ({ request }) => {
-        const answer = await send(platform.url, request);
-        checkResponse(request, answer);
-        made.set(answer.status, (made.get(answer.status) ?? 0) + 1);
+          ),
       },
-    });
-    assert.ok((made.get(200) ?? 0) > 0, `no export was made: ${JSON.stringify([...made])}`);
+      { weight: 3, arbitrary: oddExport(formats) },
+    ),
+    check: async ({ request }) => {
+      const answer = await send(platform.url, request);
+      checkResponse(request, answer);
+      made.set(answer.status, (made.get(answer.status) ?? 0) + 1);
+    },
   });
-});
+  assert.ok((made.get(200) ?? 0) > 0, `no export was made: ${JSON.stringify([...made])}`);
+}
