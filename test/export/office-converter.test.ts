@@ -120,3 +120,25 @@ describe("LibreOffice converter, closed", NEEDS_OFFICE, () => {
     }
   });
 });
+
+describe("LibreOffice converter on a machine without its Python bridge", () => {
+  it("refuses a conversion saying LibreOffice could not be started, and closes at once", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "office-converter-"));
+    const converter = new OfficeConverter({
+      python: join(dir, "no-python-here"),
+      soffice: "soffice",
+      profileDir: join(dir, "profile"),
+      timeoutMs: 30_000,
+      log: pino({ level: "silent" }),
+    });
+    try {
+      await assert.rejects(
+        converter.convert(join(dir, "in.docx"), join(dir, "out.pdf")),
+        /LibreOffice could not be started: spawn .*no-python-here ENOENT/,
+      );
+    } finally {
+      await converter.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -187,8 +187,10 @@ export class OfficeConverter {
 
   private stop(office: RunningOffice): void {
     if (this.office === office) this.office = undefined;
+    // A bridge that could not be started (no Python there) has no process to stop.
+    if (office.process.pid === undefined) return;
     try {
-      process.kill(-office.process.pid!, "SIGKILL");
+      process.kill(-office.process.pid, "SIGKILL");
     } catch {
       // already gone
     }
@@ -200,6 +202,7 @@ export class OfficeConverter {
     const office = this.office;
     if (!office) return;
     this.office = undefined;
+    if (office.process.pid === undefined || office.process.exitCode !== null) return;
     const exited = new Promise((resolve) => office.process.once("exit", resolve));
     office.process.stdin!.end();
     const timer = setTimeout(() => this.stop(office), 10_000);
