@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { validate } from "@readme/openapi-parser";
 import Ajv2020 from "ajv/dist/2020.js";
 import { type Surface, surfaceOf } from "../fuzz/support/envelopes.ts";
@@ -13,6 +15,7 @@ interface Schema {
 }
 interface Operation {
   operationId?: string;
+  summary?: string;
   parameters?: { name: string; in: string }[];
   requestBody?: { content: Record<string, { schema?: Schema }> };
   responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
@@ -25,6 +28,26 @@ interface Document {
 
 const METHODS = new Set(["get", "put", "post", "delete", "patch"]);
 const FORM = "application/x-www-form-urlencoded";
+const OPERATIONS_INDEX = fileURLToPath(new URL("../../docs/operations-index.md", import.meta.url));
+
+/**
+ * The numbered operations of spec 001 in docs/operations-index.md: each number with the methods
+ * and paths its row names (`GET /me/apps`), a `{name}` standing for any one path segment.
+ */
+async function indexedOperations(): Promise<Map<string, { method: string; path: RegExp }[]>> {
+  const index = new Map<string, { method: string; path: RegExp }[]>();
+  for (const line of (await readFile(OPERATIONS_INDEX, "utf8")).split("\n")) {
+    const row = /^\|\s*(\d+\.\d+)\s*\|([^|]*)\|/.exec(line);
+    if (!row) continue;
+    const routes = [...row[2]!.matchAll(/`(GET|PUT|POST|DELETE) (\/[^`]*)`/g)].map(([, method, path]) => ({
+      method: method!.toLowerCase(),
+      path: new RegExp(`^${path!.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{\w+\}/g, "[^/]+")}$`),
+    }));
+    assert.ok(routes.length > 0, `the index's row ${row[1]} names a method and path`);
+    index.set(row[1]!, routes);
+  }
+  return index;
+}
 
 /**
  * The operations a client or operator cannot do without (uploads, exports, tokens, the admin
@@ -121,6 +144,29 @@ describe("the OpenAPI document", () => {
     const ids = operations.map(([, , op]) => op.operationId!);
     const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
     assert.deepEqual(repeated, []);
+  });
+
+  it("starts the summary of every spec 001 operation with its number, as the operations index lists it", async () => {
+    const index = await indexedOperations();
+    assert.ok(index.has("3.2") && index.has("4.9"), "the index lists spec 001's numbered operations");
+    const wrong: string[] = [];
+    const cited = new Set<string>();
+    for (const [method, path, operation] of operations) {
+      const below = /^\/apis\/v2d?(\/.*)$/.exec(path)?.[1];
+      if (!below) continue;
+      const summary = operation.summary ?? "";
+      for (const [number] of summary.matchAll(/\d+\.\d+/g)) cited.add(number);
+      const number = /^(\d+\.\d+) /.exec(summary)?.[1];
+      const listed = number === undefined ? undefined : index.get(number);
+      if (!listed?.some((route) => route.method === method && route.path.test(below)))
+        wrong.push(`${method} ${path}: "${summary.slice(0, 40)}"`);
+    }
+    assert.deepEqual(wrong, [], "operations whose summary does not start with their number in the index");
+    assert.deepEqual(
+      [...index.keys()].filter((number) => !cited.has(number)),
+      [],
+      "numbers the index lists that no operation's summary names",
+    );
   });
 
   for (const [surface, listed] of Object.entries(SURFACES)) {
