@@ -10,7 +10,7 @@ import { loadConfig } from "../runtime/config.ts";
 import { startAllInOne } from "./processes.ts";
 
 /**
- * Pictures of the operator console for the README: an embedded platform with sample data, each
+ * Pictures of the operator console for docs/operations.md: an embedded platform with sample data, each
  * page opened in headless Chromium (1280×800) and saved as docs/console/<page>.png.
  *
  *   node --import tsx bin/console-screenshots.ts [chromium path, default /usr/bin/chromium]

@@ -62,7 +62,7 @@ export function liveChannelSettings(channels: LiveChannels): () => ChannelSettin
   };
 }
 
-/** Who may send what, as the README states: password grant on every channel, client credentials on `app` only. */
+/** Who may send what, as docs/notifications.md states: password grant on every channel, client credentials on `app` only. */
 function checkSender(token: AccessClaims, body: NotificationBody): void {
   if (token.grant === "password" && token.scopes.includes("send_notification")) return;
   if (token.kind === "sys" && token.scopes.includes("send_app_notification")) {

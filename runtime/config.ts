@@ -28,7 +28,7 @@ const SECRET_VARIABLES = new Set([
 
 /**
  * Every environment variable the platform reads, with its default, by the capability it sets up
- * (the README's configuration tables follow the same groups). Empty values count as unset.
+ * (the tables of docs/configuration.md follow the same groups). Empty values count as unset.
  */
 export const ENVIRONMENT = {
   process: {

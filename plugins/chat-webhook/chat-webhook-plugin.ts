@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ChannelError, defineChannelPlugin } from "../../contracts/channel-plugin.ts";
 
 /**
- * A complete channel plugin, and the one the README walks through: posts each message to a chat
+ * A complete channel plugin, and the one docs/notifications.md walks through: posts each message to a chat
  * tool's incoming webhook (Slack-compatible `{"text": …}`), mentioning the recipient's account.
  * Load it with `"plugin": "./plugins/chat-webhook/chat-webhook-plugin.ts"`, or publish the same
  * shape as an npm package and name the package.
