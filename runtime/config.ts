@@ -38,6 +38,10 @@ export const ENVIRONMENT = {
     BOOTSTRAP_FILE: z.string().min(1).optional(),
     SHUTDOWN_TIMEOUT_MS: integer(0, 600_000).default(25_000),
     WORKER_CONCURRENCY: integer(1, 1000).optional(),
+    /** Heap of a thread that parses a document (a PDF to seal, an export to render), in MB. */
+    DOCUMENT_THREAD_HEAP_MB: integer(16, 65_536).default(256),
+    /** Longest one document may keep its thread; at most four fifths of the job's own timeout. */
+    DOCUMENT_THREAD_TIMEOUT_MS: integer(100, 600_000).default(45_000),
   },
   http: {
     PORT: integer(0, 65535, " (0 picks a free port)").default(8080),
@@ -119,6 +123,10 @@ export const ENVIRONMENT = {
     /** PKCS#12 file of the signing certificate; unset, a self-signed one is made under DATA_DIR at first start. */
     SIGN_P12_FILE: z.string().min(1).optional(),
     SIGN_P12_PASSPHRASE: z.string().optional(),
+    /** Most pages a PDF to seal may have. */
+    SIGN_MAX_PAGES: integer(1, 1_000_000).default(2000),
+    /** How deep a PDF to seal may nest arrays and dictionaries, and its page tree. */
+    SIGN_MAX_NESTING: integer(4, 10_000).default(100),
   },
   export: {
     /** Hosts export templates may be fetched from, comma separated; `*.example.edu` for subdomains. */
@@ -198,6 +206,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Overrides the concurrency of every job kind in a worker process. */
   workerConcurrency: number | undefined;
+  /** Limits of the threads documents are parsed on, each document's own. */
+  documentThreads: { heapMb: number; timeoutMs: number };
   oauth: {
     issuer: string;
     accessTokenTtlSeconds: number;
@@ -228,6 +238,8 @@ export interface Config {
     signature: "pades" | "none";
     p12File: string | undefined;
     p12Passphrase: string;
+    maxPages: number;
+    maxNesting: number;
   };
   export: {
     templateHosts: string[];
@@ -297,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapFile: e.BOOTSTRAP_FILE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    documentThreads: { heapMb: e.DOCUMENT_THREAD_HEAP_MB, timeoutMs: e.DOCUMENT_THREAD_TIMEOUT_MS },
     oauth: {
       // The canonical form of the URL, with its trailing slash, as OAuth clients compare it.
       issuer: `${publicUrl}/`,
@@ -334,6 +347,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       signature: e.SIGN_SIGNATURE,
       p12File: e.SIGN_P12_FILE ? resolve(e.SIGN_P12_FILE) : undefined,
       p12Passphrase: e.SIGN_P12_PASSPHRASE ?? "",
+      maxPages: e.SIGN_MAX_PAGES,
+      maxNesting: e.SIGN_MAX_NESTING,
     },
     export: {
       templateHosts: e.EXPORT_TEMPLATE_HOSTS ?? [],

@@ -8,10 +8,12 @@ import {
   PDFRawStream,
   PDFSignature,
 } from "pdf-lib";
+import { isPlatformError } from "../../contracts/errors.ts";
 import type { SignJob } from "../../contracts/signature.ts";
 import { findKeyword } from "./keyword-search.ts";
 import type { PadesSigner } from "./pades-signature.ts";
 import { type PageGeometry, pageGeometry, toUserSpace, toVisible } from "./page-geometry.ts";
+import { checkPageTree, type PdfLimits, scanPdfStructure } from "./pdf-limits.ts";
 import type { PreparedImage } from "./prepared-image.ts";
 import { qrRectangles } from "./qr-code.ts";
 import { SAVE_OPTIONS } from "./save-options.ts";
@@ -49,9 +51,9 @@ export async function sealPdf(
     SignJob,
     "locations" | "keyword" | "keywordOrder" | "keywordSeq" | "qrCodeLocations" | "qrContent"
   >,
-  sign?: PadesSigner,
+  options: { sign?: PadesSigner | undefined; limits: PdfLimits },
 ): Promise<SealedPdf> {
-  const document = await loadPdf(input);
+  const document = await loadPdf(input, options.limits);
   const pages = document.getPages();
   const geometries = pages.map(pageGeometry);
   const size = { width: seal.width, height: seal.height };
@@ -60,7 +62,7 @@ export async function sealPdf(
     // Rule 1: coordinates win over the keyword.
     seals = placeItems(job.locations, geometries, size);
   } else if (job.keyword) {
-    const matches = (await findKeyword(input, job.keyword)).map((match) => {
+    const matches = (await readKeyword(input, job.keyword)).map((match) => {
       const visible = toVisible(geometries[match.pageIndex]!, match.x, match.y);
       return { pageIndex: match.pageIndex, centreX: visible.x, centreY: visible.y };
     });
@@ -90,15 +92,35 @@ export async function sealPdf(
     for (const placement of qrCodes) draw(placement, qrContent(modules, placement));
   }
   for (const [pageIndex, content] of marks) appendAfterContent(pages[pageIndex]!, content);
+  const { sign } = options;
   const bytes = sign ? await sign(document, "sealed by the platform") : await document.save(SAVE_OPTIONS);
   return { bytes, pages: pages.length, seals: seals.length, qrCodes: qrCodes.length };
 }
 
-async function loadPdf(input: Uint8Array): Promise<PDFDocument> {
+/** The limits' refusals and a stack the document ran out: not a document that cannot be read. */
+function isExhaustion(error: unknown): boolean {
+  return (
+    isPlatformError(error) ||
+    error instanceof RangeError ||
+    (error instanceof Error && error.message.includes("Maximum call stack size exceeded"))
+  );
+}
+
+async function readKeyword(input: Uint8Array, keyword: string) {
+  try {
+    return await findKeyword(input, keyword);
+  } catch (error) {
+    if (isExhaustion(error)) throw error;
+    throw new SealingError(`the PDF's text cannot be read: ${(error as Error).message}`);
+  }
+}
+
+async function loadPdf(input: Uint8Array, limits: PdfLimits): Promise<PDFDocument> {
   const head = Buffer.from(input.buffer, input.byteOffset, Math.min(input.byteLength, 1024)).toString(
     "latin1",
   );
   if (!head.includes("%PDF-")) throw new SealingError("the file is not a PDF");
+  scanPdfStructure(input, limits);
   let document: PDFDocument;
   try {
     // Parsed in one go: pdf-lib otherwise pauses on a timer every hundred objects, which costs a
@@ -107,8 +129,11 @@ async function loadPdf(input: Uint8Array): Promise<PDFDocument> {
   } catch (error) {
     if (error instanceof EncryptedPDFError)
       throw new SealingError("the PDF is encrypted; seal an unencrypted file");
+    if (isExhaustion(error)) throw error;
     throw new SealingError(`the PDF cannot be read: ${(error as Error).message}`);
   }
+  // Before anything walks the page tree with recursion, or makes an object for each page.
+  checkPageTree(document, limits);
   // Only a document with a form can carry a signature; asking pdf-lib for the form of one
   // without would add an empty form to it.
   const hasForm = document.catalog.has(PDFName.of("AcroForm"));

@@ -1,49 +1,47 @@
-import { ErrorCode } from "../../contracts/errors.ts";
+import { ErrorCode, isPlatformError } from "../../contracts/errors.ts";
 import type { SignJob, SignResult } from "../../contracts/signature.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import { readSealImage } from "../../runtime/store/seals.ts";
+import { type DocumentThreads, ownBuffer } from "../document-thread.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
-import type { PadesSigner } from "./pades-signature.ts";
-import { PreparedImage } from "./prepared-image.ts";
-import { type SealImage, SealingError, sealPdf } from "./seal-pdf.ts";
-import { PlacementError } from "./seal-placement.ts";
+import type { SealedPdf } from "./seal-pdf.ts";
+import type { SealWork } from "./seal-work.ts";
 
 export interface SignDeps {
   sql: Sql;
   storage: FileStorage;
-  /** Absent when SIGN_SIGNATURE=none: the seal image only. */
-  signer: PadesSigner | undefined;
-}
-
-interface CachedSeal {
-  version: number;
-  image: SealImage;
+  /** Where the PDF is parsed, sealed and signed: never on the event loop that serves requests. */
+  threads: DocumentThreads<SealWork, SealedPdf>;
 }
 
 /**
  * The `sign` job: seals the stored upload, writes the result to storage and answers where it is.
- * A seal's image is read and prepared once per version, then served from memory.
+ * A seal's image is read once per version, then served from memory.
  */
 export function signDocument(deps: SignDeps) {
-  const seals = new Map<string, CachedSeal>();
+  const seals = new Map<string, SealWork["seal"]>();
   /** The seal's image, read from the database only when the job names a version not yet cached. */
-  const sealImage = async (id: string, version: number): Promise<SealImage | undefined> => {
+  const sealImage = async (id: string, version: number): Promise<SealWork["seal"] | undefined> => {
     const cached = seals.get(id);
-    if (cached && cached.version >= version) return cached.image;
+    if (cached && cached.version >= version) return cached;
     const row = await readSealImage(deps.sql, id);
     if (!row) return undefined;
-    const image = await PreparedImage.fromPng(row.image);
-    const sealImage = { image, width: row.width, height: row.height };
-    seals.set(id, { version: row.version, image: sealImage });
-    return sealImage;
+    const seal = { id, version: row.version, png: row.image, width: row.width, height: row.height };
+    seals.set(id, seal);
+    return seal;
   };
   return async (job: SignJob, context: JobContext): Promise<JobOutcome<SignResult>> => {
     const seal = await sealImage(job.sealId, job.sealVersion);
     if (!seal) return { outcome: "refused", reason: "the seal no longer exists", code: ErrorCode.NotFound };
-    const input = await deps.storage.readBytes(job.inputKey);
+    const pdf = ownBuffer(await deps.storage.readBytes(job.inputKey));
+    // A copy: the cached image stays here for the next job.
+    const png = new Uint8Array(seal.png);
     try {
-      const sealed = await sealPdf(input, seal, job, deps.signer);
+      const sealed = await deps.threads.run(
+        { pdf, seal: { ...seal, png }, job },
+        { transfer: [pdf.buffer, png.buffer], signal: context.signal },
+      );
       // The gateway streams the result back and removes it: scratch, not flushed.
       await deps.storage.writeBytes(job.outputKey, sealed.bytes, { scratch: true });
       const reply: SignResult = {
@@ -56,9 +54,8 @@ export function signDocument(deps: SignDeps) {
       context.log.debug(reply, "sealed");
       return { outcome: "done", reply };
     } catch (error) {
-      if (error instanceof SealingError || error instanceof PlacementError) {
-        return { outcome: "refused", reason: error.message, code: ErrorCode.Unprocessable };
-      }
+      // The file's failures and the limits' refusals: the caller's to hear, never retried.
+      if (isPlatformError(error)) return { outcome: "refused", reason: error.message, code: error.code };
       // A fault of ours: the log has the details, the caller a plain statement.
       context.log.error({ err: error }, "sealing failed");
       return { outcome: "fail", reason: "sealing failed on the platform's side", code: ErrorCode.Internal };
