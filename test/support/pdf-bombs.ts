@@ -121,3 +121,30 @@ export function nestedArraysPdf(
     { xref: options.xref },
   );
 }
+
+export type PageTreeShape = "chain" | "cycle" | "doubling";
+
+/**
+ * A page tree that is hostile in its shape: a chain of `depth` nodes with one page at its end, a
+ * node that lists its own parent among its kids, or `depth` levels that each name the next twice
+ * (2^depth pages from `depth` objects).
+ */
+export function pageTreePdf(shape: PageTreeShape, depth: number, options: { xref?: XrefShape } = {}): Buffer {
+  const levels = shape === "cycle" ? 1 : depth;
+  // 1 the catalog, 2 … levels + 1 the tree's nodes, then the page.
+  const page = levels + 2;
+  const bodies = ["<< /Type /Catalog /Pages 2 0 R >>"];
+  for (let node = 2; node <= levels + 1; node++) {
+    const parent = node === 2 ? "" : ` /Parent ${node - 1} 0 R`;
+    const next = node === levels + 1 ? page : node + 1;
+    const kids =
+      shape === "cycle"
+        ? `${page} 0 R 2 0 R`
+        : shape === "doubling"
+          ? `${next} 0 R ${next} 0 R`
+          : `${next} 0 R`;
+    bodies.push(`<< /Type /Pages${parent} /Kids [${kids}] /Count 1 >>`);
+  }
+  bodies.push(`<< /Type /Page /Parent ${levels + 1} 0 R /MediaBox [0 0 595 842] >>`);
+  return rawPdf(bodies, { xref: options.xref });
+}
