@@ -16,12 +16,9 @@ export const taskSchema = z
     readingStatus: z.enum(["read", "unread", "unknown"]),
     sendtime: z.number().int().optional(),
     readtime: z.number().int().optional(),
-    detail: z
-      .string()
-      .optional()
-      .openapi({
-        description: "while retrying or once failed: the last attempt's error, as the channel gave it",
-      }),
+    detail: z.string().optional().openapi({
+      description: "while retrying or once failed: the last attempt's error, as the channel gave it",
+    }),
     nextAttemptTime: z
       .number()
       .int()
