@@ -14,13 +14,13 @@ import {
 } from "../../contracts/export.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import type { TemplateSource } from "../../runtime/template-source.ts";
+import { type DocumentThreads, ownBuffer } from "../document-thread.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { type ArchiveLimits, checkArchive } from "./archive-limits.ts";
 import { fieldTypesOf, imageSourcesIn, loadImages } from "./docx-images.ts";
-import { renderDocx } from "./docx-template.ts";
 import type { OfficeConverter } from "./office-converter.ts";
-import { pageCount, renderPages } from "./pdf-pages.ts";
-import { renderXlsx } from "./xlsx-export.ts";
+import { renderPages } from "./pdf-pages.ts";
+import type { Rendered, RenderWork } from "./render-work.ts";
 
 export interface ExportDeps {
   storage: FileStorage;
@@ -30,6 +30,46 @@ export interface ExportDeps {
   archiveLimits: ArchiveLimits;
   /** The zone dates in documents and spreadsheets are shown in. */
   timeZone: string;
+  /** Where documents are rendered and PDFs read: never on the event loop that serves requests. */
+  threads: DocumentThreads<RenderWork, Uint8Array | number>;
+}
+
+/**
+ * Renders in a document thread. The input's bytes (fetched for this job alone, never used here
+ * again) are handed over rather than copied.
+ */
+async function render<Work extends RenderWork>(
+  deps: ExportDeps,
+  input: Work,
+  signal: AbortSignal,
+): Promise<Rendered<Work["kind"]>> {
+  const transfer: ArrayBuffer[] = [];
+  const handed = (bytes: Uint8Array) => {
+    const owned = ownBuffer(bytes);
+    if (!transfer.includes(owned.buffer)) transfer.push(owned.buffer);
+    return owned;
+  };
+  const sent: RenderWork =
+    input.kind === "docx"
+      ? {
+          ...input,
+          template: handed(input.template),
+          images: new Map(
+            [...input.images].map(([key, image]) => [
+              key,
+              { ...image, bytes: handed(image.bytes) as Buffer },
+            ]),
+          ),
+        }
+      : input.kind === "xlsx"
+        ? { ...input, template: input.template && handed(input.template) }
+        : { ...input, pdf: handed(input.pdf) };
+  return (await deps.threads.run(sent, { transfer, signal })) as Rendered<Work["kind"]>;
+}
+
+/** A document thread's bytes as a Buffer, without a copy. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -50,10 +90,10 @@ export function exportDocument(deps: ExportDeps) {
               await store(
                 deps.storage,
                 `${job.outputPrefix}.xlsx`,
-                await spreadsheet(job, template, deps.timeZone),
+                await spreadsheet(deps, job, template, context.signal),
               ),
             ]
-          : await documentOutputs(deps, job, template!, job.document!);
+          : await documentOutputs(deps, job, template!, job.document!, context.signal);
       const reply: ExportResult = { mime: EXPORT_MIME[job.format], outputs };
       return { outcome: "done", reply };
     } catch (error) {
@@ -71,10 +111,19 @@ export function exportDocument(deps: ExportDeps) {
   };
 }
 
-async function spreadsheet(job: ExportJob, template: Buffer | undefined, timeZone: string): Promise<Buffer> {
+async function spreadsheet(
+  deps: ExportDeps,
+  job: ExportJob,
+  template: Buffer | undefined,
+  signal: AbortSignal,
+): Promise<Buffer> {
   try {
-    return await renderXlsx(job.xlsx!, template, timeZone);
+    return asBuffer(
+      await render(deps, { kind: "xlsx", request: job.xlsx!, template, timeZone: deps.timeZone }, signal),
+    );
   } catch (error) {
+    // A workbook too large or too complex for its thread is refused as such.
+    if (error instanceof PlatformError) throw error;
     throw new PlatformError(
       ErrorCode.Unprocessable,
       `the spreadsheet could not be made: ${(error as Error).message}`,
@@ -87,18 +136,26 @@ async function documentOutputs(
   job: ExportJob,
   template: Buffer,
   request: DocumentExport,
+  signal: AbortSignal,
 ): Promise<ExportOutput[]> {
   const fieldTypes = fieldTypesOf(request.fields);
   const images = await loadImages(imageSourcesIn(request.data, fieldTypes), (uri) =>
     deps.templates.fetch(uri, "image", job.platformUrls),
   );
-  const docx = renderDocx({
-    template,
-    data: request.data,
-    fieldTypes,
-    images,
-    timeZone: deps.timeZone,
-  });
+  const docx = asBuffer(
+    await render(
+      deps,
+      {
+        kind: "docx",
+        template,
+        data: request.data,
+        fieldTypes,
+        images,
+        timeZone: deps.timeZone,
+      },
+      signal,
+    ),
+  );
   if (job.format === "docx") return [await store(deps.storage, `${job.outputPrefix}.docx`, docx)];
 
   const dir = await mkdtemp(join(tmpdir(), "open-platform-export-"));
@@ -109,7 +166,7 @@ async function documentOutputs(
     await deps.converter.convert(docxPath, pdfPath);
     if (job.format === "pdf") return [await storeFile(deps.storage, `${job.outputPrefix}.pdf`, pdfPath)];
 
-    const pages = await pageCount(await readFile(pdfPath));
+    const pages = await render(deps, { kind: "pages", pdf: await readFile(pdfPath) }, signal);
     const first = request.page ?? 0;
     if (first >= pages) {
       throw new PlatformError(

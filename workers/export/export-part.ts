@@ -1,7 +1,10 @@
 import { join } from "node:path";
+import { jobCatalogue } from "../../contracts/jobs.ts";
 import { TemplateSource } from "../../runtime/template-source.ts";
+import { DocumentThreads } from "../document-thread.ts";
 import { loadedOnFirstJob, workerPart } from "../worker-part.ts";
 import { OfficeConverter } from "./office-converter.ts";
+import type { RenderWork } from "./render-work.ts";
 
 /** Exports: templates fetched under the operator's host rules, and LibreOffice for PDF and images. */
 export const exportPart = workerPart({
@@ -24,6 +27,14 @@ export const exportPart = workerPart({
       timeoutMs: config.export.convertTimeoutMs,
       log,
     });
+    const threads = new DocumentThreads<RenderWork, Uint8Array | number>({
+      module: new URL("./render-work.ts", import.meta.url),
+      threads: config.workerConcurrency ?? jobCatalogue.export.concurrency,
+      heapMb: config.documentThreads.heapMb,
+      // Within the job's timeout, so that the caller hears the refusal rather than a timeout.
+      timeoutMs: Math.min(config.documentThreads.timeoutMs, Math.floor(config.export.timeoutMs * 0.8)),
+      subject: "the export",
+    });
     if (config.export.officePrewarm) {
       converter.warmUp().catch((error) => log.error({ err: error }, "LibreOffice could not be started"));
     }
@@ -36,12 +47,14 @@ export const exportPart = workerPart({
             converter,
             archiveLimits: config.export.archive,
             timeZone: config.export.timeZone,
+            threads,
           }),
         ),
       },
       async close() {
         await templates.close();
         await converter.close();
+        await threads.close();
       },
     };
   },
