@@ -34,7 +34,7 @@ export interface DocumentThreadOptions {
   heapMb: number;
   /** Longest one document may take; past it the thread is ended and the document refused. */
   timeoutMs: number;
-  /** A thread idle this long is ended, giving its memory back. */
+  /** A thread idle this long is ended, giving its memory back; the last one is kept for the next document. */
   idleMs?: number;
   /** What the refusal calls the input, `the PDF` say. */
   subject: string;
@@ -141,9 +141,12 @@ class DocumentThread {
     this.take()?.({ ok: false, failure });
   }
 
-  idle(idleMs: number): void {
+  /** Waits for the next document; after `idleMs`, ends unless `keep` says otherwise. */
+  idle(idleMs: number, keep: () => boolean): void {
     this.worker.unref();
-    this.idleTimer = setTimeout(() => void this.worker.terminate(), idleMs);
+    this.idleTimer = setTimeout(() => {
+      if (!keep()) void this.worker.terminate();
+    }, idleMs);
     this.idleTimer.unref();
   }
 
@@ -203,7 +206,8 @@ export class DocumentThreads<Input, Output> {
       this.replace();
     } else if (this.closed) void thread.worker.terminate();
     else {
-      thread.idle(this.options.idleMs ?? DEFAULT_IDLE_MS);
+      // The last thread stays: starting one takes far longer than most documents.
+      thread.idle(this.options.idleMs ?? DEFAULT_IDLE_MS, () => this.all.size === 1);
       this.idle.push(thread);
     }
     this.waiting.shift()?.();
