@@ -49,12 +49,12 @@ export const ENVIRONMENT = {
     /** The address clients reach the platform at, used in links it hands out. */
     PUBLIC_URL: url(["http", "https"]).optional(),
     BODY_LIMIT_BYTES: integer(1024, 1024 ** 3).default(1024 * 1024),
+    /** How deep arrays and objects may nest in JSON a client sends (bodies, parameters, form fields). */
+    JSON_MAX_DEPTH: integer(2, 1000).default(DEFAULT_JSON_MAX_DEPTH),
     /** Proxies in front of the gateway whose X-Forwarded-For is believed: the client is that many hops back. */
     TRUST_PROXY_HOPS: integer(0, 10).default(0),
   },
   database: {
-    /** How deep arrays and objects may nest in JSON a client sends (bodies, parameters, form fields). */
-    JSON_MAX_DEPTH: integer(2, 1000).default(DEFAULT_JSON_MAX_DEPTH),
     DATABASE_URL: url(["postgres", "postgresql"]).optional(),
     DATABASE_POOL_SIZE: integer(1, 200).default(defaultPoolSize()),
   },
@@ -191,6 +191,7 @@ export interface Config {
     port: number;
     publicUrl: string;
     bodyLimitBytes: number;
+    jsonMaxDepth: number;
     /** How many proxies' X-Forwarded-For entries name the client, counted from the gateway. */
     trustProxyHops: number;
   };
@@ -201,7 +202,6 @@ export interface Config {
   broker: { url: string | undefined };
   /** `format`: `auto` is pretty at a terminal, JSON otherwise. */
   log: { level: (typeof LOG_LEVELS)[number]; format: (typeof LOG_FORMATS)[number] };
-    jsonMaxDepth: number;
   bootstrapFile: string | undefined;
   shutdownTimeoutMs: number;
   /** Overrides the concurrency of every job kind in a worker process. */
@@ -300,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.PORT,
       publicUrl,
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      jsonMaxDepth: e.JSON_MAX_DEPTH,
       trustProxyHops: e.TRUST_PROXY_HOPS,
     },
     dataDir: resolve(e.DATA_DIR),
@@ -316,7 +317,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
       refreshTokenTtlSeconds: e.REFRESH_TOKEN_TTL_SECONDS,
       authorizationCodeTtlSeconds: e.AUTHORIZATION_CODE_TTL_SECONDS,
-      jsonMaxDepth: e.JSON_MAX_DEPTH,
       loginMaxFailures: e.LOGIN_MAX_FAILURES,
       loginFirstLockoutSeconds: e.LOGIN_FIRST_LOCKOUT_SECONDS,
       loginLockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
