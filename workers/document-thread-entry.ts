@@ -4,10 +4,12 @@ import type { ThreadFailure, ThreadReply, ThreadRequest, ThreadStart } from "./d
 
 /**
  * The inside of a document thread: loads the work module it was started for, runs its `setup`
- * once, then answers one request at a time with what its `work` returns.
+ * once, then answers one request at a time with what its `work` returns. A module's `prepare`
+ * loads what only some inputs need (a library), before the document's time starts.
  */
 interface WorkModule {
   setup?(data: unknown): unknown;
+  prepare?(input: unknown, state: unknown): unknown;
   work(input: unknown, state: unknown): unknown;
 }
 
@@ -20,6 +22,8 @@ port.on("message", async (request: ThreadRequest) => {
   let reply: ThreadReply;
   let transfer: ArrayBuffer[] = [];
   try {
+    await module.prepare?.(request.input, state);
+    port.postMessage({ started: true });
     const result = handedOver(await module.work(request.input, state));
     reply = { ok: true, value: result.value };
     transfer = result.transfer;

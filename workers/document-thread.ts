@@ -82,6 +82,7 @@ class DocumentThread {
   readonly worker: Worker;
   readonly ready: Promise<void>;
   private settle: Settle | undefined;
+  private onStarted: (() => void) | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   ended = false;
 
@@ -97,8 +98,9 @@ class DocumentThread {
       failed = reject;
     });
     this.ready.catch(() => {});
-    this.worker.on("message", (message: ThreadReply | { ready: true }) => {
+    this.worker.on("message", (message: ThreadReply | { ready: true } | { started: true }) => {
       if ("ready" in message) started();
+      else if ("started" in message) this.onStarted?.();
       else this.take()?.(message);
     });
     this.worker.on("error", (error: Error & { code?: string }) => {
@@ -126,10 +128,14 @@ class DocumentThread {
     });
   }
 
-  /** Hands a request to the thread; `settle` hears its one reply (or how the thread ended). */
-  send(input: unknown, transfer: readonly ArrayBuffer[], settle: Settle): void {
+  /**
+   * Hands a request to the thread; `started` hears when the work itself begins (what it needed
+   * loaded is loaded), `settle` its one reply (or how the thread ended).
+   */
+  send(input: unknown, transfer: readonly ArrayBuffer[], started: () => void, settle: Settle): void {
     clearTimeout(this.idleTimer);
     this.worker.ref();
+    this.onStarted = started;
     this.settle = settle;
     this.worker.postMessage({ input } satisfies ThreadRequest, [...transfer]);
   }
@@ -153,6 +159,7 @@ class DocumentThread {
   private take(): Settle | undefined {
     const settle = this.settle;
     this.settle = undefined;
+    this.onStarted = undefined;
     return settle;
   }
 }
@@ -257,15 +264,20 @@ export class DocumentThreads<Input, Output> {
   private exchange(thread: DocumentThread, input: Input, options: RunOptions): Promise<ThreadReply> {
     return new Promise<ThreadReply>((resolve) => {
       const { signal } = options;
+      let timer: NodeJS.Timeout | undefined;
       const finish = (reply: ThreadReply) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
         resolve(reply);
       };
-      const timer = setTimeout(
-        () => thread.end({ kind: "exhausted", message: `it takes longer than ${this.options.timeoutMs} ms` }),
-        this.options.timeoutMs,
-      );
+      // The document's time starts with its work, not with loading what it needs.
+      const started = () => {
+        timer = setTimeout(
+          () =>
+            thread.end({ kind: "exhausted", message: `it takes longer than ${this.options.timeoutMs} ms` }),
+          this.options.timeoutMs,
+        );
+      };
       const onAbort = () =>
         thread.end({
           kind: "fault",
@@ -273,7 +285,7 @@ export class DocumentThreads<Input, Output> {
           message: signal?.reason instanceof Error ? signal.reason.message : "aborted",
           stack: undefined,
         });
-      thread.send(input, options.transfer ?? [], finish);
+      thread.send(input, options.transfer ?? [], started, finish);
       if (signal?.aborted) onAbort();
       else signal?.addEventListener("abort", onAbort, { once: true });
     });

@@ -97,6 +97,11 @@ describe("document threads", () => {
     }
   });
 
+  it("counts a document's time from its work, not from loading what it needs", async () => {
+    const work = pool({ timeoutMs: 300 });
+    assert.equal(await work.run({ kind: "slow-load", loadMs: 900 }), "loaded");
+  });
+
   it("ends the thread when the caller gives up, and serves the next caller", async () => {
     const work = pool();
     await work.run({ kind: "setup" });

@@ -10,7 +10,6 @@ import {
 } from "pdf-lib";
 import { isPlatformError } from "../../contracts/errors.ts";
 import type { SignJob } from "../../contracts/signature.ts";
-import { findKeyword } from "./keyword-search.ts";
 import type { PadesSigner } from "./pades-signature.ts";
 import { type PageGeometry, pageGeometry, toUserSpace, toVisible } from "./page-geometry.ts";
 import { checkPageTree, type PdfLimits, scanPdfStructure } from "./pdf-limits.ts";
@@ -107,6 +106,8 @@ function isExhaustion(error: unknown): boolean {
 }
 
 async function readKeyword(input: Uint8Array, keyword: string) {
+  // pdf.js takes longer to load than the rest of sealing: loaded for the first keyword only.
+  const { findKeyword } = await import("./keyword-search.ts");
   try {
     return await findKeyword(input, keyword);
   } catch (error) {

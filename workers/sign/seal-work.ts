@@ -42,6 +42,26 @@ export function setup({ certificate, limits }: SealSetup): SealState {
   return { signer, limits, images: new Map() };
 }
 
+let keywordSearch: Promise<unknown> | undefined;
+
+/**
+ * pdf.js, which takes longer to load than pdf-lib and the signer together: loaded when a keyword
+ * first needs it, or in the idle time after the thread's first document, not before it.
+ */
+function loadKeywordSearch(): Promise<unknown> {
+  keywordSearch ??= import("./keyword-search.ts").catch((error: unknown) => {
+    keywordSearch = undefined;
+    throw error;
+  });
+  return keywordSearch;
+}
+
+/** Loads pdf.js for a keyword before the document's time starts. */
+export async function prepare({ job }: SealWork): Promise<void> {
+  // Rule 1 of spec 000: coordinates win, and the keyword is then never searched.
+  if (job.keyword && !job.locations?.length) await loadKeywordSearch();
+}
+
 export async function work({ pdf, seal, job }: SealWork, state: SealState): Promise<SealedPdf> {
   let prepared = state.images.get(seal.id);
   if (!prepared || prepared.version !== seal.version) {
@@ -59,5 +79,7 @@ export async function work({ pdf, seal, job }: SealWork, state: SealState): Prom
       throw new PlatformError(ErrorCode.Unprocessable, error.message);
     }
     throw error;
+  } finally {
+    loadKeywordSearch().catch(() => {});
   }
 }
