@@ -26,7 +26,7 @@ export const gatewayBench: BenchCase = {
         9,
         3,
       );
-      return [higherIsBetter("gateway.trivial-route", "req/s", value, reference, 0.7, ratio)];
+      return [higherIsBetter("gateway.trivial-route", "req/s", value, reference, 0.7, { ratio })];
     } finally {
       await bare.stop();
       await platform.stop();

@@ -8,7 +8,7 @@ import { sealPng } from "../../test/support/pdf-fixtures.ts";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { freshVhost } from "../../test/support/rabbit.ts";
 import { issueToken } from "../../test/support/tokens.ts";
-import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
+import { atMost, type BenchCase, type BenchResult, higherIsBetter } from "../bench-result.ts";
 import { type FixedRateRun, runFixedRate, slowSeconds, weightedRotation } from "../fixed-rate.ts";
 import { type BenchServer, startServer } from "../load.ts";
 import { mixedRequests, RECIPIENTS, type RequestKind, THUMB_SIZE } from "../mixed-requests.ts";
@@ -39,7 +39,9 @@ const SETTLE_DEADLINE_MS = 30_000;
  * while waiting on an answer (Nielsen's response-time limits). It falls among the seals (one
  * request in twenty, about 70 ms of CPU each, waiting on each other at the one sign worker), so it
  * is mostly their time; the reference, the bare route's p99 under the same generator, shows what
- * the machine alone adds.
+ * the machine alone adds. The bar stays absolute: the rate offered is fixed, so a slower machine
+ * runs nearer its capacity and the tail grows with its queues, in proportion to nothing measured
+ * here (docs/benchmark-bars.md); BENCH_LOAD_RATE gives such a machine a rate of its own.
  */
 const P99_TARGET_MS = 1_000;
 /**
@@ -282,19 +284,19 @@ export const mixedLoadBench: BenchCase = {
       return [
         higherIsBetter("load.throughput", "req/s", run.achieved, run.offered, 0.99),
         // Reference: the bare route's p99 under the same generator at the same rate.
-        lowerIsBetter("load.p99", "ms", p99, percentile(bareLatencies, 99), P99_TARGET_MS),
+        atMost("load.p99", "ms", p99, percentile(bareLatencies, 99), P99_TARGET_MS),
         // Reference: every outcome counted (requests, deliveries, thumbnails); the ratio is the
         // share of them that succeeded.
         {
-          ...lowerIsBetter("load.errors", "outcomes", errors, outcomes, 0),
+          ...atMost("load.errors", "outcomes", errors, outcomes, 0),
           ratio: Math.round((1 - errors / outcomes) * 10_000) / 10_000,
         },
         ...Object.keys(processes).flatMap((name) => {
           const { start, end } = startAndEnd(rss.get(name)!);
           const heapStart = heapsBefore[name as Process];
           return [
-            lowerIsBetter(`load.${name}-rss`, "MB", end, start, round1(start + RSS_GROWTH_TARGET_MB)),
-            lowerIsBetter(
+            atMost(`load.${name}-rss`, "MB", end, start, round1(start + RSS_GROWTH_TARGET_MB)),
+            atMost(
               `load.${name}-heap`,
               "MB",
               heapsAfter[name as Process],

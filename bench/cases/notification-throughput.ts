@@ -5,7 +5,7 @@ import { Agent, request } from "undici";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { RecordingServer } from "../../test/support/recording-server.ts";
 import { issueToken } from "../../test/support/tokens.ts";
-import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
+import { type BenchCase, type BenchResult, higherIsBetter, ratioAtMost } from "../bench-result.ts";
 import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { percentile } from "../statistics.ts";
@@ -17,6 +17,15 @@ const RECIPIENTS = 100;
 // 5,000 recipients a second offered: two and a half times the delivery target.
 const SENDS_PER_SECOND = 50;
 const WARM_UP_SENDS = 20;
+/**
+ * Deliveries a second at least this share of what a platform adding nothing would deliver in the
+ * run (see the reference below): 0.97 where the platform kept pace with the sends, 0.35 to 0.56 on
+ * a loaded machine where it could not, so 30% less lands under it where it cannot keep pace
+ * (docs/benchmark-bars.md). The issue's 2,000 a second is kept beside it.
+ */
+const DELIVERY_RATIO = 0.25;
+/** The sends' p99 at most this many times their median: 3.1 to 6.4 on the fast machine (see below). */
+const SEND_TAIL_RATIO = 8;
 const SECRET = "bench-notify-secret-0123456789abcdefghijk";
 
 export const notificationBench: BenchCase = {
@@ -98,13 +107,27 @@ export const notificationBench: BenchCase = {
       await allSent(WARM_UP_SENDS * RECIPIENTS + total);
       const seconds = (performance.now() - started) / 1000;
       const rate = total / seconds;
-      const reference = await rawAmqplib();
+      const raw = await rawAmqplib();
+      // What a platform adding nothing would deliver: raw amqplib's publish + consume of as many
+      // messages, measured just after, or the rate offered where that is lower. Where the platform
+      // keeps pace with the sends, its rate is the offered one, not what it could do, and a fast
+      // machine's raw broker alone would sink the ratio.
+      const offered = SENDS_PER_SECOND * RECIPIENTS;
+      const reference = Math.min(raw, offered);
+      console.error(
+        `notifications: raw amqplib ${raw.toFixed(0)} msg/s, ${offered} deliveries/s offered; the reference is the lower`,
+      );
       const p99 = percentile(latencies, 99);
       return [
-        // Ratio: against raw amqplib publish + consume of as many messages, measured just after.
-        atLeast("notifications.deliveries", "deliveries/s", rate, reference, 2000),
-        // Reference: the median send in the same run; the target is the p99 itself.
-        lowerIsBetter("notifications.send-p99", "ms", p99, percentile(latencies, 50), 50),
+        higherIsBetter("notifications.deliveries", "deliveries/s", rate, reference, DELIVERY_RATIO, {
+          absoluteTarget: 2000,
+        }),
+        // Reference: the median send in the same run. A tail against the median catches what makes
+        // a send wait behind something (a pause, a lock, a queue); a send slower throughout moves
+        // both, and shows in the delivery rate above.
+        ratioAtMost("notifications.send-p99", "ms", p99, percentile(latencies, 50), SEND_TAIL_RATIO, {
+          absoluteTarget: 50,
+        }),
       ];
     } finally {
       await sql.end();

@@ -56,15 +56,12 @@ export const oauthBench: BenchCase = {
         3,
       );
       return [
-        higherIsBetter(
-          "oauth.client-credentials-issue",
-          "tokens/s",
-          issue.value,
-          issue.reference,
-          0.1,
-          issue.ratio,
-        ),
-        higherIsBetter("oauth.protected-call", "req/s", check.value, check.reference, 0.8, check.ratio),
+        higherIsBetter("oauth.client-credentials-issue", "tokens/s", issue.value, issue.reference, 0.1, {
+          ratio: issue.ratio,
+        }),
+        higherIsBetter("oauth.protected-call", "req/s", check.value, check.reference, 0.8, {
+          ratio: check.ratio,
+        }),
       ];
     } finally {
       await Promise.all([bare.stop(), platform.stop(), routes.stop()]);

@@ -5,7 +5,7 @@ import { Agent, request } from "undici";
 import { makePdf, sealPng } from "../../test/support/pdf-fixtures.ts";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
-import { type BenchCase, type BenchResult, higherIsBetter, lowerIsBetter } from "../bench-result.ts";
+import { atMost, type BenchCase, type BenchResult, higherIsBetter, ratioAtMost } from "../bench-result.ts";
 import { type BenchServer, startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { memoryMb } from "../process-usage.ts";
@@ -19,6 +19,11 @@ const EVERY_PAGE = JSON.stringify([{ left: 20, bottom: 20 }]);
 const QR_ON_FIRST = JSON.stringify([{ pageNo: 1, right: 20, top: 20 }]);
 
 const BOUNDARY = "bench-boundary-7f3a9c";
+/**
+ * A signed 10-page sealing's median at most this many times bare pdf-lib's on the same file
+ * (docs/benchmark-bars.md); the issue's 150 ms is kept beside it.
+ */
+const SIGNED_RATIO = 3.5;
 
 /** A multipart/form-data body: the text fields, then the PDF as `file`. */
 function multipart(fields: Record<string, string>, pdf: Uint8Array): Buffer {
@@ -94,8 +99,11 @@ async function startSealing(signature: "pades" | "none", port: number) {
       headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
       body,
     });
+    if (response.statusCode !== 200)
+      throw new Error(
+        `sealing answered ${response.statusCode}: ${(await response.body.text()).slice(0, 300)}`,
+      );
     await response.body.dump();
-    if (response.statusCode !== 200) throw new Error(`sealing answered ${response.statusCode}`);
     return performance.now() - started;
   };
   return {
@@ -153,7 +161,7 @@ export const sealBench: BenchCase = {
       const gatewayGrowth = (await memoryMb(plain.gateway.pid, "VmHWM")) - gatewayBefore;
       const workerGrowth = (await memoryMb(plain.worker.pid, "VmHWM")) - workerBefore;
       const size = large.length / 2 ** 20;
-      results.push(lowerIsBetter("seal.50mb-gateway-memory", "MB", Math.max(gatewayGrowth, 0.1), size, 40));
+      results.push(atMost("seal.50mb-gateway-memory", "MB", Math.max(gatewayGrowth, 0.1), size, 40));
       console.error(
         `seal: a ${size.toFixed(0)} MB document grew the worker's peak memory by ${workerGrowth.toFixed(0)} MB`,
       );
@@ -165,12 +173,13 @@ export const sealBench: BenchCase = {
     try {
       const platform = await medianOf(ROUNDS, () => signed.seal(tenPages, fields));
       results.push(
-        lowerIsBetter(
+        ratioAtMost(
           "seal.10-pages-signed",
           "ms",
           platform,
           await medianOf(ROUNDS, () => barePdfLib(tenPages, png)),
-          150,
+          SIGNED_RATIO,
+          { absoluteTarget: 150 },
         ),
       );
     } finally {

@@ -4,7 +4,7 @@ import postgres from "postgres";
 import { Agent, request } from "undici";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
-import { atLeast, type BenchCase, type BenchResult, lowerIsBetter } from "../bench-result.ts";
+import { type BenchCase, type BenchResult, higherIsBetter, ratioAtMost } from "../bench-result.ts";
 import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { percentile } from "../statistics.ts";
@@ -17,6 +17,17 @@ const ADMIN_TOKEN = "bench-workflow-admin-token-0123456789abcdef";
 const SECRET = "bench-workflow-secret-0123456789abcdefghij";
 /** The rows one approval writes besides those it reads: process, tasks, to-do rows, activities, events, updates. */
 const ROWS_PER_APPROVAL = 22;
+/**
+ * Handled tasks a second at least this share of the bare-transaction reference's: 0.196 and 0.198
+ * in the full runs of the two fast machines, 0.18 to 0.36 on the slower ones, so 30% less lands
+ * under it (docs/benchmark-bars.md). The issue's 500 tasks a second is kept beside it.
+ */
+const THROUGHPUT_RATIO = 0.15;
+/**
+ * The start's p99 at most this many times its median: 2.0 to 2.26 on every machine measured, as
+ * the p99 follows the closed loop's throughput (see describeClosedLoop), which the row above bars.
+ */
+const START_TAIL_RATIO = 2.6;
 
 /** A three-step approval: the applicant's form, the department head's approval (by position), the end. */
 const approval = {
@@ -193,13 +204,24 @@ export const workflowBench: BenchCase = {
       describeClosedLoop(measured.requestLatencies, measured.startLatencies);
       const reference = await bareTransactions(db.url, 10);
       return [
-        atLeast("workflow.submit-throughput", "tasks/s", measured.tasks / SECONDS, reference, 500),
-        lowerIsBetter(
+        higherIsBetter(
+          "workflow.submit-throughput",
+          "tasks/s",
+          measured.tasks / SECONDS,
+          reference,
+          THROUGHPUT_RATIO,
+          {
+            absoluteTarget: 500,
+          },
+        ),
+        // Reference: the start's median in the same run.
+        ratioAtMost(
           "workflow.start-p99",
           "ms",
           percentile(measured.startLatencies, 99),
           percentile(measured.startLatencies, 50),
-          50,
+          START_TAIL_RATIO,
+          { absoluteTarget: 50 },
         ),
       ];
     } finally {
