@@ -163,7 +163,10 @@ describe("file ids that try to leave the file service", () => {
         for (const secret of SECRETS)
           assert.ok(!text.includes(secret), `the answer holds ${JSON.stringify(secret)}`);
         const id = routedId(request.path);
-        if (succeeded(answer) && answer.status !== 304)
+        // An id of dots takes the client's URL itself to `/` (`/file/%2e%2e` is `/`, before it is
+        // sent): that request never reaches the file service, and the public landing page answers.
+        const toLandingPage = new URL(request.path, "http://platform").pathname === "/";
+        if (succeeded(answer) && answer.status !== 304 && !toLandingPage)
           assert.ok(id === fileId || id === secureFileId, `a file answered for id ${JSON.stringify(id)}`);
       },
     }));
