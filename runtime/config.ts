@@ -127,6 +127,8 @@ export const ENVIRONMENT = {
     SIGN_MAX_PAGES: integer(1, 1_000_000).default(2000),
     /** How deep a PDF to seal may nest arrays and dictionaries, and its page tree. */
     SIGN_MAX_NESTING: integer(4, 10_000).default(100),
+    /** What a PDF to seal's compressed streams, images aside, may inflate to together. */
+    SIGN_MAX_INFLATED_BYTES: integer(1024 * 1024, 1024 ** 4).default(256 * 1024 * 1024),
   },
   export: {
     /** Hosts export templates may be fetched from, comma separated; `*.example.edu` for subdomains. */
@@ -240,6 +242,7 @@ export interface Config {
     p12Passphrase: string;
     maxPages: number;
     maxNesting: number;
+    maxInflatedBytes: number;
   };
   export: {
     templateHosts: string[];
@@ -349,6 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       p12Passphrase: e.SIGN_P12_PASSPHRASE ?? "",
       maxPages: e.SIGN_MAX_PAGES,
       maxNesting: e.SIGN_MAX_NESTING,
+      maxInflatedBytes: e.SIGN_MAX_INFLATED_BYTES,
     },
     export: {
       templateHosts: e.EXPORT_TEMPLATE_HOSTS ?? [],

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import {
+  type FlateFilter,
+  type FlatePlace,
+  flateBombPdf,
   manyPagesPdf,
   type NestingPlace,
   nestedArraysPdf,
@@ -20,11 +23,13 @@ import { FuzzTally } from "./support/tally.ts";
 /** Small limits, so that bombs past them are cheap to make and to send. */
 const MAX_PAGES = 50;
 const MAX_NESTING = 20;
+const MAX_INFLATED_BYTES = 2 * 1024 * 1024;
 
 const tally = new FuzzTally(import.meta.filename);
 const platform = await startFuzzPlatform({
   SIGN_MAX_PAGES: String(MAX_PAGES),
   SIGN_MAX_NESTING: String(MAX_NESTING),
+  SIGN_MAX_INFLATED_BYTES: String(MAX_INFLATED_BYTES),
   // Room for the deepest bombs below, which the upload limit would otherwise refuse first.
   SIGN_MAX_UPLOAD_BYTES: String(1024 * 1024),
 });
@@ -45,11 +50,12 @@ type Bomb =
       xref: XrefShape;
     }
   | { kind: "nesting"; depth: number; place: NestingPlace; dictionaries: boolean; xref: XrefShape }
-  | { kind: "tree"; shape: PageTreeShape; depth: number; xref: XrefShape };
+  | { kind: "tree"; shape: PageTreeShape; depth: number; xref: XrefShape }
+  | { kind: "flate"; inflated: number; place: FlatePlace; filter: FlateFilter; xref: XrefShape };
 
 const xref = fc.constantFrom<XrefShape>("valid", "missing", "broken");
 
-/** PDFs past a limit by one shape or another: page counts, nesting and page trees, any xref. */
+/** PDFs past a limit by one shape or another: page counts, nesting, page trees and inflation, any xref. */
 const bomb: fc.Arbitrary<Bomb> = fc.oneof(
   fc.record({
     kind: fc.constant("pages" as const),
@@ -72,6 +78,13 @@ const bomb: fc.Arbitrary<Bomb> = fc.oneof(
     depth: fc.integer({ min: MAX_NESTING + 1, max: 300 }),
     xref,
   }),
+  fc.record({
+    kind: fc.constant("flate" as const),
+    inflated: fc.integer({ min: MAX_INFLATED_BYTES + 1, max: 4 * MAX_INFLATED_BYTES }),
+    place: fc.constantFrom<FlatePlace>("object stream", "content", "unused"),
+    filter: fc.constantFrom<FlateFilter>("FlateDecode", "Fl", "[/FlateDecode]"),
+    xref,
+  }),
 );
 
 function pdfOf(bomb: Bomb): Buffer {
@@ -82,6 +95,8 @@ function pdfOf(bomb: Bomb): Buffer {
       return nestedArraysPdf(bomb.depth, bomb);
     case "tree":
       return pageTreePdf(bomb.shape, bomb.depth, bomb);
+    case "flate":
+      return flateBombPdf(bomb.inflated, bomb);
   }
 }
 
@@ -93,7 +108,7 @@ const sealing = fc.constantFrom<Record<string, string>>(
 );
 
 const REFUSAL = new RegExp(
-  `^file: the PDF (has more than ${MAX_PAGES} pages|nests (arrays and dictionaries|its page tree) more than ${MAX_NESTING} levels deep)$|^the PDF is too large or too complex to process: `,
+  `^file: the PDF (has more than ${MAX_PAGES} pages|nests (arrays and dictionaries|its page tree) more than ${MAX_NESTING} levels deep)$|^file: the PDF's compressed streams inflate to more than ${MAX_INFLATED_BYTES} bytes$|^the PDF is too large or too complex to process: `,
 );
 
 function sealRequest(fields: Record<string, string>, pdf: Buffer) {

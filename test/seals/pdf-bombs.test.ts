@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { watchEventLoop } from "../support/event-loop-watch.ts";
-import { manyPagesPdf, nestedArraysPdf } from "../support/pdf-bombs.ts";
+import { flateBombPdf, manyPagesPdf, nestedArraysPdf } from "../support/pdf-bombs.ts";
 import { makePdf, sealPng } from "../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { drawnSeals } from "../support/sealed-pdf-reader.ts";
@@ -11,6 +11,8 @@ import { issueToken } from "../support/tokens.ts";
 const APP = { id: "bomb-app", secret: "bomb-app-secret-0123456789abcdefghijklmno" };
 const ADMIN_TOKEN = "bomb-admin-token-0123456789abcdefghijklmnop";
 const MB = 1024 * 1024;
+/** Lower than the default, so a bomb past it is quick to make. */
+const MAX_INFLATED_BYTES = 16 * MB;
 
 interface Answer {
   status: number;
@@ -73,6 +75,7 @@ for (const mode of await testModes()) {
         ADMIN_TOKEN,
         // Room for a first document thread to start on a busy machine.
         SIGN_TIMEOUT_MS: "30000",
+        SIGN_MAX_INFLATED_BYTES: String(MAX_INFLATED_BYTES),
       });
       token = await issueToken(platform.url, APP, { grant_type: "client_credentials", scope: "signature" });
     });
@@ -155,6 +158,30 @@ for (const mode of await testModes()) {
         manyPagesPdf(200, { fanOut: 2 }),
       );
       assert.equal(chain.status, 200, "a tree of 200 pages in pairs is 8 levels deep, within the limit");
+    });
+
+    it("refuses streams that inflate a thousandfold past the limit, holding none of their inflated bytes", async (t) => {
+      const bombs: { fields: Record<string, string>; pdf: Buffer }[] = [
+        { fields: { locations: JSON.stringify([{ x: 10, y: 10 }]) }, pdf: flateBombPdf(64 * MB) },
+        { fields: { keyword: "Party A" }, pdf: flateBombPdf(64 * MB, { place: "content", filter: "Fl" }) },
+      ];
+      const watch = watchEventLoop();
+      for (const { fields, pdf } of bombs) {
+        assert.ok(pdf.byteLength < 100_000, `${pdf.byteLength} bytes`);
+        const answer = await seal(fields, pdf);
+        assert.equal(answer.status, 400, JSON.stringify(answer.json));
+        assert.equal(
+          answer.json?.error,
+          `file: the PDF's compressed streams inflate to more than ${MAX_INFLATED_BYTES} bytes`,
+        );
+      }
+      const report = watch.stop();
+      const grown = (report.peakRss - report.startRss) / MB;
+      t.diagnostic(
+        `memory grew by ${grown.toFixed(0)} MB; the event loop's longest block ${report.longestBlockMs} ms`,
+      );
+      assert.ok(grown < 48, `resident memory grew by ${grown.toFixed(0)} MB: a stream was held inflated`);
+      assert.ok(report.longestBlockMs < 100, `the event loop was blocked for ${report.longestBlockMs} ms`);
     });
 
     it("refuses arrays and dictionaries nested 100,000 deep with 400 and dead-letters nothing", async () => {

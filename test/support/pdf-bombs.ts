@@ -1,3 +1,5 @@
+import { deflateSync } from "node:zlib";
+
 /**
  * Hostile PDFs written byte by byte, cheaply: a document of 200,000 pages is a few string joins
  * here, where building it with pdf-lib would take longer than the sealing under test.
@@ -147,4 +149,33 @@ export function pageTreePdf(shape: PageTreeShape, depth: number, options: { xref
   }
   bodies.push(`<< /Type /Page /Parent ${levels + 1} 0 R /MediaBox [0 0 595 842] >>`);
   return rawPdf(bodies, { xref: options.xref });
+}
+
+export type FlatePlace = "object stream" | "content" | "unused";
+export type FlateFilter = "FlateDecode" | "Fl" | "[/FlateDecode]";
+
+/**
+ * A one-page document with a Flate stream that inflates to `inflatedBytes` of spaces from a
+ * thousandth of that: an object stream the parser must inflate, the page's content, or a stream
+ * nothing uses.
+ */
+export function flateBombPdf(
+  inflatedBytes: number,
+  options: { place?: FlatePlace; filter?: FlateFilter; xref?: XrefShape } = {},
+): Buffer {
+  const place = options.place ?? "object stream";
+  const compressed = deflateSync(Buffer.alloc(inflatedBytes, 0x20), { level: 9 }).toString("latin1");
+  const filter =
+    options.filter === "[/FlateDecode]" ? "[/FlateDecode]" : `/${options.filter ?? "FlateDecode"}`;
+  const kind = place === "object stream" ? "/Type /ObjStm /N 1 /First 4 " : "";
+  const stream = `<< ${kind}/Length ${compressed.length} /Filter ${filter} >>\nstream\n${compressed}\nendstream`;
+  return rawPdf(
+    [
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842]${place === "content" ? " /Contents 4 0 R" : ""} >>`,
+      stream,
+    ],
+    { xref: options.xref },
+  );
 }

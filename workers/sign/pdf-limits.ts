@@ -1,10 +1,15 @@
+import { createInflate } from "node:zlib";
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFPageLeaf, PDFPageTree } from "pdf-lib";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 
-/** How big a PDF the platform seals: pages, and how deep its arrays and dictionaries nest. */
+/**
+ * How big a PDF the platform seals: pages, how deep its arrays and dictionaries nest, and what its
+ * compressed streams (images aside, which sealing never decodes) inflate to together.
+ */
 export interface PdfLimits {
   maxPages: number;
   maxNesting: number;
+  maxInflatedBytes: number;
 }
 
 function tooManyPages(limits: PdfLimits): PlatformError {
@@ -33,14 +38,64 @@ for (const byte of Buffer.from("()<>[]{}/%", "latin1")) ENDS_TOKEN[byte] = 1;
 
 const ENDSTREAM = Buffer.from("endstream", "latin1");
 
+/** Where a stream's data lies in the file. */
+interface StreamData {
+  start: number;
+  end: number;
+}
+
 /**
- * Reads the PDF's bytes once, before any parser builds its objects, and refuses it when its page
- * objects outnumber the limit or its arrays and dictionaries nest deeper than the limit. A
- * document of hundreds of thousands of pages is refused after its first few thousand, and one
- * nested past any parser's stack after a few dozen levels. Stream contents are skipped, and what
- * hides in compressed object streams is left to the checks after parsing and the thread's limits.
+ * Checks a PDF's structure before any parser builds its objects: its page objects, its nesting
+ * (`scanPdfStructure`), then what its Flate streams inflate to. The parsers inflate object
+ * streams, content streams and fonts into memory no heap limit counts, so a stream of a
+ * megabyte that inflates to a gigabyte is refused here, having been inflated a chunk at a time.
  */
-export function scanPdfStructure(bytes: Uint8Array, limits: PdfLimits): void {
+export async function checkPdfStructure(bytes: Uint8Array, limits: PdfLimits): Promise<void> {
+  const streams = scanPdfStructure(bytes, limits);
+  let inflated = 0;
+  for (const { start, end } of streams) {
+    inflated += await inflatedSize(bytes.subarray(start, end), limits.maxInflatedBytes - inflated);
+    if (inflated > limits.maxInflatedBytes) {
+      throw new PlatformError(
+        ErrorCode.InvalidArgument,
+        `file: the PDF's compressed streams inflate to more than ${limits.maxInflatedBytes} bytes`,
+        { field: "file" },
+      );
+    }
+  }
+}
+
+/** Large enough that inflating a few hundred megabytes takes a few thousand turns, not tens of thousands. */
+const INFLATE_CHUNK_BYTES = 1024 * 1024;
+
+/** What `data` inflates to, counted and dropped a chunk at a time, until it passes `budget`. */
+function inflatedSize(data: Uint8Array, budget: number): Promise<number> {
+  return new Promise((resolve) => {
+    const inflate = createInflate({ chunkSize: INFLATE_CHUNK_BYTES });
+    let size = 0;
+    inflate.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > budget) {
+        inflate.destroy();
+        resolve(size);
+      }
+    });
+    inflate.on("end", () => resolve(size));
+    // A broken stream counts for what it gave: the parsers will make of it what they can.
+    inflate.on("error", () => resolve(size));
+    inflate.end(data);
+  });
+}
+
+/**
+ * Reads the PDF's bytes once and refuses it when its page objects outnumber the limit or its
+ * arrays and dictionaries nest deeper than the limit. A document of hundreds of thousands of
+ * pages is refused after its first few thousand, and one nested past any parser's stack after a
+ * few dozen levels. Stream contents are skipped; answers where the data of the streams lies whose
+ * first filter is Flate, images aside. What hides in compressed object streams is left to the
+ * checks after parsing and the thread's limits.
+ */
+export function scanPdfStructure(bytes: Uint8Array, limits: PdfLimits): StreamData[] {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = data.length;
   const pageObjects = new Set<number>();
@@ -52,6 +107,12 @@ export function scanPdfStructure(bytes: Uint8Array, limits: PdfLimits): void {
   let secondLast = Number.NaN;
   let last = Number.NaN;
   let afterType = false;
+  // The stream of the object being read: its first filter, and whether it is an image.
+  const flateStreams: StreamData[] = [];
+  let afterFilter = false;
+  let afterSubtype = false;
+  let firstFilter = "";
+  let image = false;
   const token = (value: number) => {
     secondLast = last;
     last = value;
@@ -85,6 +146,8 @@ export function scanPdfStructure(bytes: Uint8Array, limits: PdfLimits): void {
       at += byte === 0x3c ? 2 : 1;
       token(Number.NaN);
       afterType = false;
+      // `/Filter [/FlateDecode …]`: the array's first name is the first filter.
+      afterFilter &&= byte === 0x5b;
       continue;
     }
     if (byte === 0x5d /* ] */ || byte === 0x3e /* > */) {
@@ -98,13 +161,19 @@ export function scanPdfStructure(bytes: Uint8Array, limits: PdfLimits): void {
     if (byte === 0x2f /* / */) {
       const start = ++at;
       while (at < end && !ENDS_TOKEN[data[at]!]) at++;
-      const name = data.toString("latin1", start, Math.min(at, start + 8));
+      // Only short names matter here; a long one is read no further than it takes to tell.
+      const name = data.toString("latin1", start, Math.min(at, start + 16));
       if (afterType && name === "Page" && at - start === 4) {
         if (objectNumber >= 0) pageObjects.add(objectNumber);
         else pagesOutsideObjects++;
         if (pageObjects.size + pagesOutsideObjects > limits.maxPages) throw tooManyPages(limits);
       }
-      afterType = name === "Type" && at - start === 4;
+      const whole = at - start <= 16;
+      if (afterFilter) firstFilter = whole ? name : "";
+      if (afterSubtype && whole && name === "Image") image = true;
+      afterType = whole && name === "Type";
+      afterFilter = whole && name === "Filter";
+      afterSubtype = whole && name === "Subtype";
       token(Number.NaN);
       continue;
     }
@@ -116,20 +185,30 @@ export function scanPdfStructure(bytes: Uint8Array, limits: PdfLimits): void {
       continue;
     }
     afterType = false;
+    afterFilter = false;
+    afterSubtype = false;
     const word = at - start <= 9 ? data.toString("latin1", start, at) : "";
     if (word === "obj" || word === "endobj") {
       // Objects start afresh: an unbalanced one cannot carry its nesting into the next.
       depth = 0;
       objectNumber = word === "obj" && Number.isInteger(secondLast) ? secondLast : -1;
+      firstFilter = "";
+      image = false;
       token(Number.NaN);
     } else if (word === "stream") {
       const close = data.indexOf(ENDSTREAM, at);
+      const dataStart = at + (data[at] === 0x0d && data[at + 1] === 0x0a ? 2 : 1);
+      const dataEnd = close < 0 ? end : close;
+      if ((firstFilter === "FlateDecode" || firstFilter === "Fl") && !image && dataStart < dataEnd) {
+        flateStreams.push({ start: dataStart, end: dataEnd });
+      }
       at = close < 0 ? end : close + ENDSTREAM.length;
       token(Number.NaN);
     } else {
       token(/^\d+$/.test(word) ? Number(word) : Number.NaN);
     }
   }
+  return flateStreams;
 }
 
 /** Where a literal string that opens at `at` ends: parentheses balance, a backslash escapes. */

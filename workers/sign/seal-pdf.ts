@@ -12,7 +12,7 @@ import { isPlatformError } from "../../contracts/errors.ts";
 import type { SignJob } from "../../contracts/signature.ts";
 import type { PadesSigner } from "./pades-signature.ts";
 import { type PageGeometry, pageGeometry, toUserSpace, toVisible } from "./page-geometry.ts";
-import { checkPageTree, type PdfLimits, scanPdfStructure } from "./pdf-limits.ts";
+import { checkPageTree, checkPdfStructure, type PdfLimits } from "./pdf-limits.ts";
 import type { PreparedImage } from "./prepared-image.ts";
 import { qrRectangles } from "./qr-code.ts";
 import { SAVE_OPTIONS } from "./save-options.ts";
@@ -121,7 +121,7 @@ async function loadPdf(input: Uint8Array, limits: PdfLimits): Promise<PDFDocumen
     "latin1",
   );
   if (!head.includes("%PDF-")) throw new SealingError("the file is not a PDF");
-  scanPdfStructure(input, limits);
+  await checkPdfStructure(input, limits);
   let document: PDFDocument;
   try {
     // Parsed in one go: pdf-lib otherwise pauses on a timer every hundred objects, which costs a

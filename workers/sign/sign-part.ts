@@ -22,7 +22,11 @@ export const signPart = workerPart({
         : undefined;
     const setup: SealSetup = {
       certificate,
-      limits: { maxPages: config.sign.maxPages, maxNesting: config.sign.maxNesting },
+      limits: {
+        maxPages: config.sign.maxPages,
+        maxNesting: config.sign.maxNesting,
+        maxInflatedBytes: config.sign.maxInflatedBytes,
+      },
     };
     const threads = new DocumentThreads<SealWork, SealedPdf>({
       module: new URL("./seal-work.ts", import.meta.url),
