@@ -88,7 +88,7 @@ export async function readNotificationsOfTasks(
     where n.id = any(${ids}::uuid[])`;
 }
 
-/** Every attempted task's outcome, in one statement; each task's lease ends. */
+/** The outcomes of attempted tasks, in one statement; each task's lease ends. */
 export async function recordTaskOutcomes(sql: Queryable, outcomes: TaskOutcome[]): Promise<void> {
   await sql`
     update delivery_tasks t set sending_status = o.status, channel = o.channel, detail = o.detail,

@@ -4,8 +4,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { appChannelBootstrap, idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
+import { UNWRITTEN_PER_SEND } from "../../workers/notify/gated-sender.ts";
+import {
+  appChannelBootstrap,
+  idempotencyKeys,
+  repeatedKeys,
+  waitUntilAllSent,
+} from "../support/app-channel.ts";
 import { makePdf, sealPng } from "../support/pdf-fixtures.ts";
+import { tempDir, withBootstrap } from "../support/platform.ts";
 import {
   type DistributedSetup,
   distributedSetup,
@@ -39,60 +46,75 @@ async function withProcesses(
 describe("a worker killed (SIGKILL) in the middle of its work", () => {
   before(requireRealServices);
 
-  it("notifications: the survivor delivers the rest, each recipient exactly once by idempotency key, nothing pending", async () => {
+  it("notifications: the survivor delivers the rest; only the victim's sends in flight reach the app twice, nothing pending", async () => {
     const RECIPIENTS = 40;
     const SENDS = 5;
+    // The channel's sends at once per worker, which bounds what a killed worker sent without recording it.
+    const IN_FLIGHT = 2;
+    const WINDOW = UNWRITTEN_PER_SEND * IN_FLIGHT;
     // The campus app takes a while per message, so the kill lands while messages are in hand.
-    const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 40);
-    const setup = await distributedSetup(
-      appChannelBootstrap({ id: "crash-app", secret: SECRET, name: "Crash" }, app.url),
-      {
-        NOTIFY_SEND_TIMEOUT_MS: "2000",
-        NOTIFY_RETRY_DELAYS_MS: "1000,2000,4000",
-        NOTIFY_SWEEP_INTERVAL_MS: "500",
-      },
-    );
-    await withProcesses(
-      setup,
-      async () => [
-        await PlatformProcess.gateway(setup.env),
-        await PlatformProcess.worker(setup.env, ["notify.app"]),
-        await PlatformProcess.worker(setup.env, ["notify.app"]),
-      ],
-      async ([gateway, victim, survivor]) => {
-        const token = await issueToken(
-          gateway!.url,
-          { id: "crash-app", secret: SECRET },
-          { grant_type: "client_credentials", scope: "send_app_notification" },
-        );
-        for (let send = 0; send < SENDS; send++) {
-          const accounts = Array.from({ length: RECIPIENTS }, (_, i) => `user-${send}-${i}`);
-          const response = await fetch(`${gateway!.url}/v1/notification?access_token=${token}`, {
-            method: "PUT",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify({ channels: ["app"], accounts, name: `Batch ${send}` }),
-          });
-          assert.equal(response.status, 200);
-        }
-        await waitFor(() => app.requests.length >= 20, 30_000, "deliveries under way");
-        await victim!.kill();
+    const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 10);
+    try {
+      const setup = await distributedSetup(
+        appChannelBootstrap({ id: "crash-app", secret: SECRET, name: "Crash" }, app.url, {
+          maxInFlight: IN_FLIGHT,
+        }),
+        {
+          NOTIFY_SEND_TIMEOUT_MS: "2000",
+          NOTIFY_RETRY_DELAYS_MS: "1000,2000,4000",
+          NOTIFY_SWEEP_INTERVAL_MS: "500",
+          NOTIFY_PENDING_AGE_SECONDS: "2",
+        },
+      );
+      await withProcesses(
+        setup,
+        async () => [
+          await PlatformProcess.gateway(setup.env),
+          await PlatformProcess.worker(setup.env, ["notify.app"]),
+          await PlatformProcess.worker(setup.env, ["notify.app"]),
+        ],
+        async ([gateway, victim, survivor]) => {
+          const token = await issueToken(
+            gateway!.url,
+            { id: "crash-app", secret: SECRET },
+            { grant_type: "client_credentials", scope: "send_app_notification" },
+          );
+          for (let send = 0; send < SENDS; send++) {
+            const accounts = Array.from({ length: RECIPIENTS }, (_, i) => `user-${send}-${i}`);
+            const response = await fetch(`${gateway!.url}/v1/notification?access_token=${token}`, {
+              method: "PUT",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ channels: ["app"], accounts, name: `Batch ${send}` }),
+            });
+            assert.equal(response.status, 200);
+          }
+          // Far into the victim's first job: more of its messages out than it may have in flight.
+          await waitFor(() => app.requests.length >= 40, 30_000, "deliveries under way");
+          await victim!.kill();
 
-        await waitUntilAllSent(setup.sql, 60_000, "every task sent");
-        const keys = new Set(idempotencyKeys(app));
-        const tasks = await setup.sql<
-          { id: string; account: string }[]
-        >`select id, account from delivery_tasks`;
-        assert.equal(tasks.length, RECIPIENTS * SENDS);
-        for (const task of tasks) assert.ok(keys.has(task.id), `task for ${task.account} reached the app`);
-        assert.equal(keys.size, RECIPIENTS * SENDS, "one message per recipient, counted by idempotency key");
-        const survived = await survivor!.metrics();
-        assert.ok(
-          (survived.get('jobs_redelivered_total{queue="notify.app"}') ?? 0) >= 1,
-          "the survivor took over jobs the victim held",
-        );
-      },
-    );
-    await app.close();
+          await waitUntilAllSent(setup.sql, 60_000, "every task sent");
+          const keys = new Set(idempotencyKeys(app));
+          const tasks = await setup.sql<
+            { id: string; account: string }[]
+          >`select id, account from delivery_tasks`;
+          assert.equal(tasks.length, RECIPIENTS * SENDS);
+          for (const task of tasks) assert.ok(keys.has(task.id), `task for ${task.account} reached the app`);
+          assert.equal(keys.size, RECIPIENTS * SENDS, "every recipient reached, counted by idempotency key");
+          const repeated = repeatedKeys(app);
+          assert.ok(
+            repeated.length <= WINDOW,
+            `${repeated.length} messages reached the app twice; the victim had at most ${WINDOW} out unrecorded`,
+          );
+          const survived = await survivor!.metrics();
+          assert.ok(
+            (survived.get('jobs_redelivered_total{queue="notify.app"}') ?? 0) >= 1,
+            "the survivor took over jobs the victim held",
+          );
+        },
+      );
+    } finally {
+      await app.close();
+    }
   });
 
   it("seal jobs: every caller still gets its sealed PDF, one file record each, no result left behind", async () => {
@@ -283,5 +305,79 @@ describe("a worker killed (SIGKILL) in the middle of its work", () => {
     );
     provider.closeAllConnections();
     await new Promise((resolve) => provider.close(resolve));
+  });
+});
+
+describe("the platform killed (SIGKILL) in the embedded mode, its workers with it", () => {
+  it("notifications: started again on its data directory, it delivers the rest; only the sends in flight at the kill reach the app twice", async () => {
+    // One job per send, so the kill lands in the middle of one.
+    const RECIPIENTS = 100;
+    const SENDS = 2;
+    const IN_FLIGHT = 2;
+    const WINDOW = UNWRITTEN_PER_SEND * IN_FLIGHT;
+    const application = { id: "embedded-app", secret: SECRET, name: "Embedded" };
+    const app = await RecordingServer.start(() => ({ status: 200, body: { id: "push" } }), 10);
+    const dir = await tempDir("op-fault-");
+    let platform: PlatformProcess | undefined;
+    try {
+      const env = await withBootstrap(
+        {
+          DATA_DIR: dir.path,
+          LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+          NOTIFY_SEND_TIMEOUT_MS: "2000",
+          NOTIFY_RETRY_DELAYS_MS: "1000,2000,4000",
+          NOTIFY_SWEEP_INTERVAL_MS: "500",
+          // The embedded broker's jobs die with the process: the tasks left pending are published again.
+          NOTIFY_PENDING_AGE_SECONDS: "2",
+        },
+        appChannelBootstrap(application, app.url, { maxInFlight: IN_FLIGHT }),
+      );
+      platform = await PlatformProcess.allInOne(env);
+      const scope = { grant_type: "client_credentials", scope: "send_app_notification notifications" };
+      let token = await issueToken(platform.url, application, scope);
+      const ids: string[] = [];
+      for (let send = 0; send < SENDS; send++) {
+        const accounts = Array.from({ length: RECIPIENTS }, (_, i) => `user-${send}-${i}`);
+        const response = await fetch(`${platform.url}/v1/notification?access_token=${token}`, {
+          method: "PUT",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ channels: ["app"], accounts, name: `Batch ${send}` }),
+        });
+        assert.equal(response.status, 200);
+        ids.push(((await response.json()) as { entities: { id: string }[] }).entities[0]!.id);
+      }
+      await waitFor(() => app.requests.length >= 50, 30_000, "half the first job out");
+      await platform.kill();
+      const beforeRestart = app.requests.length;
+      assert.ok(beforeRestart < RECIPIENTS * SENDS, "the kill came before every message was out");
+
+      platform = await PlatformProcess.allInOne(env);
+      token = await issueToken(platform.url, application, scope);
+      let tasks: { taskId: string; sendingStatus: string }[] = [];
+      await waitFor(
+        async () => {
+          const answer = await fetch(
+            `${platform!.url}/notification/status?id=${ids.join(",")}&access_token=${token}`,
+          );
+          const body = (await answer.json()) as { entities: { tasks: typeof tasks }[] };
+          tasks = body.entities.flatMap((entity) => entity.tasks);
+          return tasks.length > 0 && tasks.every((task) => task.sendingStatus === "sent");
+        },
+        60_000,
+        "every task sent after the restart",
+      );
+      assert.equal(tasks.length, RECIPIENTS * SENDS);
+      const keys = new Set(idempotencyKeys(app));
+      for (const task of tasks) assert.ok(keys.has(task.taskId), `task ${task.taskId} reached the app`);
+      const repeated = repeatedKeys(app);
+      assert.ok(
+        repeated.length <= WINDOW,
+        `${repeated.length} messages reached the app twice; the platform had at most ${WINDOW} out unrecorded`,
+      );
+    } finally {
+      await platform?.stop();
+      await app.close();
+      await dir.remove();
+    }
   });
 });

@@ -2,10 +2,14 @@ import type postgres from "postgres";
 import type { RecordingServer } from "./recording-server.ts";
 import { waitFor } from "./wait.ts";
 
-/** A bootstrap with one application that may send on the `app` channel, delivered to `appUrl`. */
+/**
+ * A bootstrap with one application that may send on the `app` channel, delivered to `appUrl`;
+ * `channel` adds settings to the channel's entry (`maxInFlight`, say).
+ */
 export function appChannelBootstrap(
   application: { id: string; secret: string; name: string },
   appUrl: string,
+  channel: { maxInFlight?: number } = {},
 ) {
   return {
     applications: [{ ...application, scopes: ["send_app_notification", "notifications"] }],
@@ -15,6 +19,7 @@ export function appChannelBootstrap(
         plugin: "app",
         config: { baseUrl: appUrl, token: "t" },
         permittedApplications: [application.id],
+        ...channel,
       },
     ],
   };
@@ -36,4 +41,11 @@ export function waitUntilAllSent(sql: postgres.Sql, timeoutMs: number, what: str
 /** The idempotency keys (task ids) of every message the campus-app stand-in received, repeats included. */
 export function idempotencyKeys(app: RecordingServer): string[] {
   return app.requests.map((request) => String(request.headers["idempotency-key"]));
+}
+
+/** The idempotency keys the campus-app stand-in received more than once. */
+export function repeatedKeys(app: RecordingServer): string[] {
+  const seen = new Map<string, number>();
+  for (const key of idempotencyKeys(app)) seen.set(key, (seen.get(key) ?? 0) + 1);
+  return [...seen].filter(([, times]) => times > 1).map(([key]) => key);
 }

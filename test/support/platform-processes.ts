@@ -61,11 +61,14 @@ export async function distributedSetup(
   };
 }
 
-/** One process of the platform (`bin/gateway.ts` or `bin/worker.ts`), started as operators start it. */
+/**
+ * One process of the platform (`bin/gateway.ts`, `bin/worker.ts` or `bin/platform.ts`), started as
+ * operators start it.
+ */
 export class PlatformProcess {
   private constructor(
     private readonly child: ChildProcess,
-    /** Where it answers: the API of a gateway, `/metrics` and `/healthz` of a worker. */
+    /** Where it answers: the API of a gateway or the whole platform, `/metrics` and `/healthz` of a worker. */
     readonly url: string,
   ) {}
 
@@ -76,6 +79,21 @@ export class PlatformProcess {
     // Gateways of one platform share its public URL (the tokens' issuer) when the test gives one.
     const child = PlatformProcess.spawn(
       ["bin/gateway.ts"],
+      { PUBLIC_URL: url, ...env, PORT: String(port), HOST: "127.0.0.1" },
+      root,
+    );
+    return PlatformProcess.ready(child, url, "/readyz");
+  }
+
+  /**
+   * `npm start`'s process (`bin/platform.ts`): the gateway and every worker in one, on the embedded
+   * database and broker unless `env` names the services.
+   */
+  static async allInOne(env: Record<string, string>, root = ROOT): Promise<PlatformProcess> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = PlatformProcess.spawn(
+      ["bin/platform.ts"],
       { PUBLIC_URL: url, ...env, PORT: String(port), HOST: "127.0.0.1" },
       root,
     );

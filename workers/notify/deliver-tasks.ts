@@ -19,7 +19,8 @@ import {
 } from "../../runtime/store/delivery-tasks.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { appLegOf, appLegOver, bothLegs } from "./app-sms-fallback.ts";
-import type { GatedSender } from "./gated-sender.ts";
+import type { GatedSender, SendSlot } from "./gated-sender.ts";
+import { OutcomeWriters } from "./outcome-writer.ts";
 
 export interface DeliveryDeps {
   sql: Sql;
@@ -29,14 +30,20 @@ export interface DeliveryDeps {
 }
 
 /**
- * Delivers a job's tasks through their channel's plugin and records every outcome in one write.
- * The tasks are leased first, so a redelivered job never sends while another worker is sending,
- * and a task already `sent` (or finally failed) is left alone: delivery is at least once, sending
- * is once. The job is retried while any of its tasks may still succeed; a retry only works the
- * tasks still open.
+ * Delivers a job's tasks through their channel's plugin, writing each outcome as soon as it is
+ * known. The tasks are leased first, so a redelivered job never sends while another worker is
+ * sending, and a task already `sent` (or finally failed) is left alone: delivery is at least once,
+ * sending is once. A send's slot is held until its outcome is written, so a worker that dies
+ * leaves at most `UNWRITTEN_PER_SEND` times a channel's `maxInFlight` messages sent but not
+ * recorded, the ones sent again. The job is retried while any of its tasks may still succeed; a
+ * retry only works the tasks still open.
  */
 export function deliverTasks(deps: DeliveryDeps) {
   const { sql } = deps;
+  const writers = new OutcomeWriters((outcomes) =>
+    // The messages are out: their outcomes must be written, or a retry would send them again.
+    retryWhileUnavailable(() => recordTaskOutcomes(sql, outcomes), deps.leaseSeconds * 1000),
+  );
   return async ({ taskIds }: { taskIds: string[] }, context: JobContext): Promise<JobOutcome> => {
     // A job an operator put back once its fault was fixed tries again every task of it not sent.
     if (context.replayed && context.attempt === 1) await reopenFailedTasks(sql, taskIds);
@@ -50,14 +57,16 @@ export function deliverTasks(deps: DeliveryDeps) {
     }
     const notifications = await notificationsOf(sql, tasks);
     const lastAttempt = context.attempt >= context.maxAttempts;
-    const outcomes = await Promise.all(
+    const settled = await Promise.allSettled(
       tasks.map((task) =>
-        deliverOne(deps, task, notifications.get(task.notificationId)!, lastAttempt, context),
+        deliverOne(deps, writers, task, notifications.get(task.notificationId)!, lastAttempt, context),
       ),
     );
-    const attempted = outcomes.filter((outcome) => outcome !== undefined);
-    // The messages are out: their outcomes must be written, or a retry would send them again.
-    await retryWhileUnavailable(() => recordOutcomes(sql, attempted), deps.leaseSeconds * 1000);
+    const thrown = settled.find((result) => result.status === "rejected");
+    if (thrown) throw thrown.reason;
+    const attempted = settled
+      .map((result) => (result as PromiseFulfilledResult<AttemptOutcome | undefined>).value)
+      .filter((outcome) => outcome !== undefined);
     const unattempted = tasks.length - attempted.length;
     if (unattempted > 0) await releaseLeases(sql, tasks, attempted);
     const failed = attempted.filter((outcome) => outcome.status === "fail");
@@ -89,14 +98,36 @@ async function notificationsOf(sql: Sql, tasks: ClaimedTask[]): Promise<Map<stri
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-/** One task's attempt, or undefined when the job was aborted before it could start. */
+/**
+ * One task's attempt, its outcome written before its send's slot is given back; undefined when
+ * the job was aborted before the send could start.
+ */
 async function deliverOne(
   deps: DeliveryDeps,
+  writers: OutcomeWriters,
   task: ClaimedTask,
   notification: NotificationOfTasks,
   lastAttempt: boolean,
   context: JobContext,
 ): Promise<AttemptOutcome | undefined> {
+  const attempt = await attemptOne(deps, task, notification, lastAttempt, context);
+  if (attempt === undefined) return undefined;
+  try {
+    await writers.of(attempt.slot?.sender).record(attempt.outcome);
+  } finally {
+    attempt.slot?.release();
+  }
+  return attempt.outcome;
+}
+
+/** A task's attempt, and the slot of the send it made, held until the outcome is written. */
+async function attemptOne(
+  deps: DeliveryDeps,
+  task: ClaimedTask,
+  notification: NotificationOfTasks,
+  lastAttempt: boolean,
+  context: JobContext,
+): Promise<{ outcome: AttemptOutcome; slot?: SendSlot } | undefined> {
   const outcome = (
     status: TaskOutcome["status"],
     channel: string,
@@ -118,26 +149,36 @@ async function deliverOne(
   if (task.channel === "email" && notification.senderAccount !== null && !notification.senderMailEnabled) {
     // Spec 000: the send succeeds, nothing is mailed, and the task says why.
     const why = `the sender ${notification.senderAccount} has no mail service enabled; nothing was sent`;
-    return outcome("fail", task.channel, why);
+    return { outcome: outcome("fail", task.channel, why) };
   }
   let channel = task.channel;
   // An app_sms task whose app leg failed on an earlier attempt is on SMS now, its app error on record.
   let appError = task.requestedChannel === "app_sms" && channel === "sms" ? appLegOf(task.detail) : undefined;
-  let sent = await sendThrough(deps, task, notification, channel, context.signal);
-  if (sent === undefined) return undefined;
+  const first = await sendThrough(deps, task, notification, channel, context.signal);
+  if (first === undefined) return undefined;
+  let { sent, slot } = first;
   if (!sent.sent && isAppLegOfAppSms(task, channel) && appLegOver(sent, lastAttempt)) {
+    // The app leg is over: its place among the app's sends goes back rather than wait out the SMS.
+    slot?.release();
     appError = sent.reason;
     channel = "sms";
     // Recorded on SMS even when the job stops first, so its next attempt does not ask the app again.
-    sent = (await sendThrough(deps, task, notification, channel, context.signal)) ?? SMS_NOT_STARTED;
+    const sms = await sendThrough(deps, task, notification, channel, context.signal);
+    sent = sms?.sent ?? SMS_NOT_STARTED;
+    slot = sms?.slot;
   }
   const detail = (text: string) => (appError === undefined ? text : bothLegs(appError, text));
   if (sent.sent) {
-    return outcome("sent", channel, appError === undefined ? null : detail("sent"), sent.providerMessageId);
+    const providerId = sent.providerMessageId;
+    return {
+      outcome: outcome("sent", channel, appError === undefined ? null : detail("sent"), providerId),
+      slot,
+    };
   }
   // An SMS the job never started stays open even on the last attempt: a redelivery (or the sweeper) decides.
   const status = sent.retryable && (!lastAttempt || sent === SMS_NOT_STARTED) ? "retrying" : "fail";
-  return outcome(status, channel, detail(sent.reason), undefined, status === "fail" && sent.retryable);
+  const gaveUp = status === "fail" && sent.retryable;
+  return { outcome: outcome(status, channel, detail(sent.reason), undefined, gaveUp), slot };
 }
 
 /** A task's outcome, and whether it failed only because transient failures used up the attempts. */
@@ -161,8 +202,8 @@ function isAppLegOfAppSms(task: ClaimedTask, channel: string): boolean {
 }
 
 /**
- * One try on a channel, or undefined when the job was aborted (timed out, worker stopping) before
- * the send began. A plugin's refusal of the recipient is never retried.
+ * One try on a channel, with the slot it holds; undefined when the job was aborted (timed out,
+ * worker stopping) before the send began. A plugin's refusal of the recipient is never retried.
  */
 async function sendThrough(
   deps: DeliveryDeps,
@@ -170,28 +211,28 @@ async function sendThrough(
   notification: NotificationOfTasks,
   channel: string,
   signal: AbortSignal,
-): Promise<SendOutcome | undefined> {
+): Promise<{ sent: SendOutcome; slot?: SendSlot } | undefined> {
   const sender = deps.senders.get(channel);
-  if (!sender) return { sent: false, retryable: false, reason: `channel ${channel} is not configured` };
+  if (!sender) {
+    return { sent: { sent: false, retryable: false, reason: `channel ${channel} is not configured` } };
+  }
+  const slot = await sender.acquire(signal);
+  if (slot === undefined) return undefined;
   try {
-    const result = await sender.send(deliveryFor(task, notification, channel), signal);
-    if (result === undefined) return undefined;
-    return { sent: true, ...result };
+    const result = await slot.send(deliveryFor(task, notification, channel));
+    return { sent: { sent: true, ...result }, slot };
   } catch (error) {
     const failure =
       error instanceof ChannelError ? error : new ChannelError((error as Error).message, { retryable: true });
     return {
-      sent: false,
-      retryable: failure.retryable && !failure.recipientRefused,
-      reason: failure.message,
+      sent: {
+        sent: false,
+        retryable: failure.retryable && !failure.recipientRefused,
+        reason: failure.message,
+      },
+      slot,
     };
   }
-}
-
-/** Every attempted task's outcome, in one statement. */
-async function recordOutcomes(sql: Sql, outcomes: TaskOutcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  await recordTaskOutcomes(sql, outcomes);
 }
 
 /** Gives back the leases of tasks the job never started, so its retry (or the sweeper) finds them. */
