@@ -30,6 +30,8 @@ export interface SendResult {
   providerMessageId?: string;
 }
 
+const CHANNEL_ERROR = Symbol.for("open-platform.channel-error");
+
 /**
  * A failed delivery. `retryable` says whether a later attempt may help (a timeout, a 5xx, a 429);
  * `recipientRefused` says the upstream refused this recipient (no account, say), which is never
@@ -37,6 +39,20 @@ export interface SendResult {
  * for good, or runs out of attempts, sends the SMS.
  */
 export class ChannelError extends Error {
+  /**
+   * Known by its mark rather than its class: a plugin may bring its own copy of this module (an
+   * npm package's, or the source beside a platform that runs built), whose errors are no less
+   * channel errors.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return (
+      typeof value === "object" &&
+      value !== null &&
+      (value as { [CHANNEL_ERROR]?: true })[CHANNEL_ERROR] === true
+    );
+  }
+
+  readonly [CHANNEL_ERROR] = true;
   readonly retryable: boolean;
   readonly recipientRefused: boolean;
 

@@ -5,6 +5,7 @@ import type { ChannelPlugin } from "../contracts/channel-plugin.ts";
 import type { BuiltInPluginName } from "../contracts/channels.ts";
 import { firstIssueMessage } from "../contracts/validation-issue.ts";
 import { ConfigError } from "./config.ts";
+import { importTypeScriptToo } from "./typescript-import.mjs";
 
 type PluginModule = Promise<{ default: ChannelPlugin<unknown> }>;
 
@@ -27,7 +28,8 @@ async function loadChannelPlugin(reference: string): Promise<ChannelPlugin<unkno
     reference.startsWith(".") || isAbsolute(reference) ? pathToFileURL(resolve(reference)).href : reference;
   let module: { default?: ChannelPlugin<unknown> };
   try {
-    module = (await import(specifier)) as { default?: ChannelPlugin<unknown> };
+    // A plugin may be TypeScript, also where the platform runs built (bin/launch.mjs).
+    module = (await importTypeScriptToo(specifier)) as { default?: ChannelPlugin<unknown> };
   } catch (error) {
     throw new ConfigError(`channel plugin ${reference} cannot be loaded: ${(error as Error).message}`);
   }

@@ -1,0 +1,2 @@
+/** See typescript-import.mjs. */
+export function importTypeScriptToo(url: string): Promise<unknown>;
