@@ -20,7 +20,9 @@ COPY plugins ./plugins
 COPY bin ./bin
 # The sample files bootstrap.example.json names (the seal image) and the README's walkthrough uses.
 COPY examples ./examples
+# The processes run built (bin/launch.mjs); built here, as the node user could not write it later.
+RUN node bin/launch.mjs --build
 USER node
 EXPOSE 8080
 # Node receives signals directly (no npm in between), so SIGTERM drains requests and jobs.
-CMD ["node", "--import", "tsx", "bin/gateway.ts"]
+CMD ["node", "bin/launch.mjs", "bin/gateway.ts"]

@@ -57,7 +57,7 @@ describe("deployment files", () => {
     };
     const entries = new Set([...text.matchAll(/^CMD \[.*"(bin\/[^"]+)"/gm)].map((match) => match[1]!));
     for (const service of Object.values(compose.services)) {
-      const entry = service.command?.find((part) => part.startsWith("bin/"));
+      const entry = service.command?.find((part) => part.startsWith("bin/") && part.endsWith(".ts"));
       if (entry) entries.add(entry);
     }
     assert.ok(entries.has("bin/gateway.ts") && entries.has("bin/worker.ts"));
@@ -85,8 +85,10 @@ describe("deployment files", () => {
       for (const dependency of Object.keys(service.depends_on ?? {})) {
         assert.ok(names.includes(dependency), `${name} depends on missing ${dependency}`);
       }
-      const entry = service.command?.find((part) => part.startsWith("bin/"));
+      const entry = service.command?.find((part) => part.startsWith("bin/") && part.endsWith(".ts"));
       if (entry) assert.ok(existsSync(new URL(entry, root)), `${name} runs missing ${entry}`);
+      // Built, as npm start runs it: the image's build step made the build.
+      if (entry) assert.deepEqual(service.command!.slice(0, 2), ["node", "bin/launch.mjs"], name);
       if (entry === "bin/worker.ts") {
         const queues = service.command!.slice(service.command!.indexOf(entry) + 1);
         assert.doesNotThrow(() => jobsForQueues(jobCatalogue, queues), `${name} consumes an unknown queue`);

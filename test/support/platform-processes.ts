@@ -86,16 +86,17 @@ export class PlatformProcess {
   }
 
   /**
-   * `npm start`'s process (`bin/platform.ts`): the gateway and every worker in one, on the embedded
-   * database and broker unless `env` names the services.
+   * `npm start`'s process, as it runs it (`bin/launch.mjs bin/platform.ts`, built): the gateway and
+   * every worker in one, on the embedded database and broker unless `env` names the services.
    */
   static async allInOne(env: Record<string, string>, root = ROOT): Promise<PlatformProcess> {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const child = PlatformProcess.spawn(
-      ["bin/platform.ts"],
+      ["bin/launch.mjs", "bin/platform.ts"],
       { PUBLIC_URL: url, ...env, PORT: String(port), HOST: "127.0.0.1" },
       root,
+      [],
     );
     return PlatformProcess.ready(child, url, "/readyz");
   }
@@ -140,8 +141,13 @@ export class PlatformProcess {
     return metricSamples(await (await fetch(`${this.url}/metrics`)).text());
   }
 
-  private static spawn(args: string[], env: Record<string, string>, root: string): ChildProcess {
-    return spawn(process.execPath, ["--import", "tsx", ...args], {
+  private static spawn(
+    args: string[],
+    env: Record<string, string>,
+    root: string,
+    loader = ["--import", "tsx"],
+  ): ChildProcess {
+    return spawn(process.execPath, [...loader, ...args], {
       cwd: root,
       env: { PATH: process.env.PATH, ...env },
       stdio: ["ignore", process.env.TEST_LOG_LEVEL ? "inherit" : "ignore", "inherit"],
