@@ -22,6 +22,24 @@ const [{ PGlite }, { pg_trgm }, { PGLiteSocketServer }, { ensureCluster }] = awa
  */
 const START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=32MB"];
 
+/**
+ * pg_trgm (the trigram indexes of the directory's and the workflow's search) with its library
+ * loaded when Postgres first calls it, not while PGlite opens: PGlite would otherwise instantiate
+ * it, linked against every symbol of PGlite's own module, as it starts, a quarter of a second of
+ * every start. Loaded on first use, it takes a few dozen milliseconds, once.
+ * @type {import("@electric-sql/pglite").Extension}
+ */
+const pgTrgmOnFirstUse = {
+  name: pg_trgm.name,
+  async setup(pg, emscriptenOpts) {
+    const setup = await pg_trgm.setup(pg, emscriptenOpts);
+    return {
+      ...setup,
+      emscriptenOpts: { ...(setup.emscriptenOpts ?? emscriptenOpts), noWasmDecoding: true },
+    };
+  },
+};
+
 // PGlite loads before the thread is told where its data directory is.
 /** @type {[{ directory: string }]} */
 const [{ directory }] = await once(parentPort, "message");
@@ -29,7 +47,7 @@ const pgliteWasmModule = await pgliteWasm;
 await ensureCluster(directory, { startParams: START_PARAMS, pgliteWasmModule });
 const db = await PGlite.create({
   dataDir: directory,
-  extensions: { pg_trgm },
+  extensions: { pg_trgm: pgTrgmOnFirstUse },
   startParams: START_PARAMS,
   pgliteWasmModule,
 });
