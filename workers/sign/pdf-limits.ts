@@ -1,4 +1,4 @@
-import { createInflate } from "node:zlib";
+import { createInflate, inflateSync } from "node:zlib";
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFPageLeaf, PDFPageTree } from "pdf-lib";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 
@@ -65,11 +65,26 @@ export async function checkPdfStructure(bytes: Uint8Array, limits: PdfLimits): P
   }
 }
 
+/**
+ * A stream that inflates to at most this much is inflated in one call: most of a PDF's streams
+ * are a few kilobytes, and a stream object of zlib's for each costs far more than inflating it.
+ */
+const INFLATE_AT_ONCE_BYTES = 4 * 1024 * 1024;
 /** Large enough that inflating a few hundred megabytes takes a few thousand turns, not tens of thousands. */
 const INFLATE_CHUNK_BYTES = 1024 * 1024;
 
+/** What `data` inflates to, or a figure past `budget` once it passes it. */
+async function inflatedSize(data: Uint8Array, budget: number): Promise<number> {
+  try {
+    return inflateSync(data, { maxOutputLength: Math.min(budget + 1, INFLATE_AT_ONCE_BYTES) }).length;
+  } catch {
+    // Larger than one call may hold, or broken: counted a chunk at a time, as far as it goes.
+    return inflatedSizeInChunks(data, budget);
+  }
+}
+
 /** What `data` inflates to, counted and dropped a chunk at a time, until it passes `budget`. */
-function inflatedSize(data: Uint8Array, budget: number): Promise<number> {
+function inflatedSizeInChunks(data: Uint8Array, budget: number): Promise<number> {
   return new Promise((resolve) => {
     const inflate = createInflate({ chunkSize: INFLATE_CHUNK_BYTES });
     let size = 0;
