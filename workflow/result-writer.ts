@@ -21,22 +21,24 @@ export interface DelegationScope {
   now: Date;
 }
 
-export interface NewProcess {
-  id: string;
-  tenantId: string;
-  test: boolean;
-  appId: string;
-  versionId: string;
-  name: string;
-  tags: string;
-  ownerId: string;
-  actualUserId: string | null;
-  businessId: string | null;
-  things: string[];
-  parentProcessId: string | null;
-  parentTaskId: string | null;
-  depth: number;
-}
+/** A process the command starts: the row's fields a start decides; the rest are the table's defaults. */
+export type NewProcess = Pick<
+  ProcessRow,
+  | "id"
+  | "tenantId"
+  | "test"
+  | "appId"
+  | "versionId"
+  | "name"
+  | "tags"
+  | "ownerId"
+  | "actualUserId"
+  | "businessId"
+  | "things"
+  | "parentProcessId"
+  | "parentTaskId"
+  | "depth"
+>;
 
 /** Where a command's outcome goes: the process it ran on, or a new one (3.2) written with it. */
 export type ResultTarget = { process: ProcessRow } | { newProcess: NewProcess };

@@ -10,6 +10,7 @@ import {
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { appDescriptionFields } from "../workflow/workflow-schemas.ts";
 
 /** The newest versions shown of each app; `versionCount` tells how many it has in all. */
 const VERSIONS_SHOWN = 50;
@@ -30,13 +31,7 @@ const appSchema = z
     id: z.uuid(),
     code: z.string(),
     name: z.string(),
-    abbreviation: z.string().nullable(),
-    description: z.string().nullable(),
-    tags: z.string(),
-    icon: z.string().nullable(),
-    palette: z.string().nullable(),
-    department: z.string().nullable(),
-    contact: z.string().nullable(),
+    ...appDescriptionFields,
     recommendation: z.number().int(),
     visible: z.boolean(),
     ready: z.boolean(),

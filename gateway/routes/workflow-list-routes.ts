@@ -33,7 +33,7 @@ import { pageParameters } from "../workflow/directory-parameters.ts";
 import { ownAppId } from "../workflow/own-workflow.ts";
 import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
-import { profileRefSchema } from "../workflow/workflow-schemas.ts";
+import { appDescriptionFields, profileRefSchema } from "../workflow/workflow-schemas.ts";
 import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const appListSchema = z
@@ -42,13 +42,7 @@ const appListSchema = z
     name: z.string(),
     uri: z.string(),
     code: z.string(),
-    abbreviation: z.string().nullable(),
-    description: z.string().nullable(),
-    tags: z.string(),
-    icon: z.string().nullable(),
-    palette: z.string().nullable(),
-    department: z.string().nullable(),
-    contact: z.string().nullable(),
+    ...appDescriptionFields,
     recommend: z.number().int(),
     rating: z.number().int().openapi({ description: "0-100, the mean of the rated processes' stars" }),
     rated: z.number().int(),

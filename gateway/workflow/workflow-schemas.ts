@@ -2,6 +2,17 @@ import { z } from "@hono/zod-openapi";
 
 /** Spec 001's objects as the workflow API answers them, for the document. */
 
+/** What a workflow app says of itself, in the user's app list and in the operators' read alike. */
+export const appDescriptionFields = {
+  abbreviation: z.string().nullable(),
+  description: z.string().nullable(),
+  tags: z.string(),
+  icon: z.string().nullable(),
+  palette: z.string().nullable(),
+  department: z.string().nullable(),
+  contact: z.string().nullable(),
+};
+
 export const profileRefSchema = z
   .object({
     id: z.uuid(),
