@@ -4,12 +4,12 @@ import { isBuiltInChannel } from "../contracts/channels.ts";
 import { ALL_JOBS, queueDefinition } from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
-import { createOAuthServices } from "../gateway/oauth/oauth-services.ts";
+import { unreadOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import type { Config } from "../runtime/config.ts";
 import type { EmbeddedPostgres } from "../runtime/embedded-postgres.ts";
 import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
 import { warmUpNextTick } from "../runtime/next-tick-warm-up.ts";
-import { openPlatform, type Platform } from "../runtime/platform.ts";
+import { connectPlatform, type Platform } from "../runtime/platform.ts";
 import { observeBroker } from "../runtime/platform-metrics.ts";
 import { readiness } from "../runtime/readiness.ts";
 import type { JobParts } from "../workers/job-parts.ts";
@@ -49,7 +49,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const jobModule =
     parts.queues === "all" || parts.queues.length > 0 ? import("../workers/job-parts.ts") : undefined;
   jobModule?.catch(() => {});
-  const platform = await openPlatform(config, parts.name, {
+  const { platform, ready } = await connectPlatform(config, parts.name, {
     applyBootstrap: parts.serveHttp,
     embeddedDatabase: parts.embeddedDatabase,
     bootstrapEntries: workflowBootstrapEntries,
@@ -57,11 +57,17 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const { log, broker, db } = platform;
   observeBroker(broker);
   const draining = { value: false };
+  // The routes, which need no data, are made while the database starts (the embedded one takes
+  // a second); the services behind them read theirs once it serves, before the first request.
+  const oauth = parts.serveHttp ? unreadOAuthServices(platform) : undefined;
+  const gateway = oauth && createGateway({ ...platform, oauth: oauth.services, draining });
+  await ready();
   let http: HttpServer | undefined;
   let metricsServer: MetricsServer | undefined;
   let jobs: JobParts | undefined;
   const { catalogue } = platform.jobs;
   try {
+    await oauth?.read();
     // The gateway publishes to every queue, so it declares them all before taking requests.
     const everyQueue = allQueues(platform.channels.list);
     const declare = (queues: readonly string[]) =>
@@ -93,9 +99,8 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         log,
       );
     }
-    if (parts.serveHttp) {
-      const oauth = await createOAuthServices(platform);
-      http = await listen(createGateway({ ...platform, oauth, draining }), config.http);
+    if (gateway) {
+      http = await listen(gateway, config.http);
       const base = `http://${config.http.host === "0.0.0.0" ? "localhost" : config.http.host}:${http.port}`;
       log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");
     }

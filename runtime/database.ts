@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { createConnection } from "node:net";
 import postgres from "postgres";
 import type { Config } from "./config.ts";
 import { type ControlChanges, inProcessControlChanges, postgresControlChanges } from "./control-changes.ts";
@@ -171,7 +173,9 @@ export async function retryWhileUnavailable<T>(work: () => Promise<T>, withinMs:
 
 /**
  * Connects to DATABASE_URL, or starts the embedded database under DATA_DIR when it is unset; or
- * takes `embedded`, an embedded database the caller already started.
+ * takes `embedded`, an embedded database the caller already started. Answers at once: the client
+ * connects at its first query, which waits for the embedded database to serve, so a process can
+ * make what needs no data (its routes, say) while the database starts.
  */
 export async function openDatabase(
   config: Config,
@@ -187,17 +191,34 @@ export async function openDatabase(
     const sql = postgres(config.database.url, { ...common, max: config.database.poolSize });
     return wrap(sql, "postgres", async () => {}, postgresControlChanges(sql, log));
   }
-  const server = await (embedded ?? startEmbedded(config.dataDir));
-  log.info({ dataDir: config.dataDir }, "embedded database started");
+  const server = embedded ?? startEmbedded(config.dataDir);
+  server.then(
+    () => log.info({ dataDir: config.dataDir }, "embedded database started"),
+    // A start that fails fails the first query, which says why.
+    () => {},
+  );
+  // Connected once the database serves: a query before then waits for it. postgres.js documents
+  // `socket` (its README's "Custom socket") but leaves it out of its types.
+  const connectOnceServed: object = {
+    async socket() {
+      const { host, port } = await server;
+      const socket = createConnection(port, host);
+      await once(socket, "connect");
+      return socket;
+    },
+  };
   const sql = postgres({
     ...common,
-    host: server.host,
-    port: server.port,
     username: "postgres",
     database: "postgres",
     max: 1,
+    ...connectOnceServed,
   });
-  return wrap(sql, "embedded", server.stop, inProcessControlChanges());
+  const stopServer = async () => {
+    const started = await server.catch(() => undefined);
+    await started?.stop();
+  };
+  return wrap(sql, "embedded", stopServer, inProcessControlChanges());
 }
 
 /** Loaded only where it runs: processes given DATABASE_URL never need it. */

@@ -23,10 +23,20 @@ export class LiveChannels {
   ) {}
 
   static async open(sql: Sql, changes: ControlChanges, log: Logger): Promise<LiveChannels> {
-    const live = new LiveChannels(sql, log);
-    live.#channels = await allChannels(sql);
-    await forgetOnChanges(changes, ["configuration"], () => live.reread());
+    const live = LiveChannels.unread(sql, log);
+    await live.read(changes);
     return live;
+  }
+
+  /** The channels before `read`: none yet, for what is made before the database serves. */
+  static unread(sql: Sql, log: Logger): LiveChannels {
+    return new LiveChannels(sql, log);
+  }
+
+  /** Reads the channels, and again after each configuration change. */
+  async read(changes: ControlChanges): Promise<void> {
+    this.#channels = await allChannels(this.sql);
+    await forgetOnChanges(changes, ["configuration"], () => this.reread());
   }
 
   get list(): readonly BootstrapChannel[] {

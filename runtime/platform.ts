@@ -29,44 +29,74 @@ export interface Platform {
   storage: FileStorage;
 }
 
+export interface PlatformOptions {
+  applyBootstrap: boolean;
+  /** The embedded database, when the caller started it already. */
+  embeddedDatabase?: Promise<EmbeddedPostgres>;
+  /** Entries of the bootstrap sections whose statements live outside the runtime (workflow apps). */
+  bootstrapEntries?: (bootstrap: Bootstrap) => BootstrapEntry[];
+}
+
+/** Opens the platform's connections and readies its database: `connectPlatform`, then its `ready`. */
 export async function openPlatform(
   config: Config,
   processName: string,
-  options: {
-    applyBootstrap: boolean;
-    /** The embedded database, when the caller started it already. */
-    embeddedDatabase?: Promise<EmbeddedPostgres>;
-    /** Entries of the bootstrap sections whose statements live outside the runtime (workflow apps). */
-    bootstrapEntries?: (bootstrap: Bootstrap) => BootstrapEntry[];
-  },
+  options: PlatformOptions,
 ): Promise<Platform> {
+  const { platform, ready } = await connectPlatform(config, processName, options);
+  await ready();
+  return platform;
+}
+
+/**
+ * The platform's parts, made without a query: a process makes what needs no data (its routes)
+ * while an embedded database starts, then calls `ready`, which migrates the database, applies the
+ * bootstrap file (`applyBootstrap`) and reads the channels. Nothing may query before it resolves.
+ */
+export async function connectPlatform(
+  config: Config,
+  processName: string,
+  options: PlatformOptions,
+): Promise<{ platform: Platform; ready(): Promise<void> }> {
   const log = createLogger({ ...config.log, name: processName });
   const bootstrap = config.bootstrapFile ? await readBootstrapFile(config.bootstrapFile) : undefined;
   const db = await openDatabase(config, log, options.embeddedDatabase);
-  let channels: LiveChannels;
+  let broker: Broker;
+  let storage: FileStorage;
   try {
-    await migrate(db.sql, log);
-    if (bootstrap && options.applyBootstrap) {
-      const applied = await applyBootstrap(db.sql, bootstrap, log, "changed", options.bootstrapEntries);
-      // Processes already running (workers started first) follow what the file changed.
-      if (applied > 0) await db.changes.announce({ kind: "configuration" });
-    }
-    channels = await LiveChannels.open(db.sql, db.changes, log);
+    broker = config.broker.url
+      ? await startRabbitMq(config.broker.url, processName, log)
+      : new EmbeddedBroker(log);
+    storage = await openFileStorage(config);
   } catch (error) {
     await db.close();
     throw error;
   }
-  const broker = config.broker.url
-    ? await startRabbitMq(config.broker.url, processName, log)
-    : new EmbeddedBroker(log);
-  log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
   const catalogue = withOperatorPolicy(jobCatalogue, {
     delivery: { retryDelaysMs: config.notify.retryDelaysMs, timeoutMs: config.notify.sendTimeoutMs },
     signTimeoutMs: config.sign.timeoutMs,
     exportTimeoutMs: config.export.timeoutMs,
   });
   const jobs = createJobClient(broker, catalogue);
-  return { config, bootstrap, channels, log, db, broker, jobs, storage: await openFileStorage(config) };
+  const channels = LiveChannels.unread(db.sql, log);
+  const platform = { config, bootstrap, channels, log, db, broker, jobs, storage };
+  async function ready(): Promise<void> {
+    try {
+      await migrate(db.sql, log);
+      if (bootstrap && options.applyBootstrap) {
+        const applied = await applyBootstrap(db.sql, bootstrap, log, "changed", options.bootstrapEntries);
+        // Processes already running (workers started first) follow what the file changed.
+        if (applied > 0) await db.changes.announce({ kind: "configuration" });
+      }
+      await channels.read(db.changes);
+    } catch (error) {
+      await broker.close();
+      await db.close();
+      throw error;
+    }
+    log.info({ database: db.kind, broker: broker.kind }, "platform connections open");
+  }
+  return { platform, ready };
 }
 
 /** Loaded only where it runs: the embedded mode never needs amqplib. */

@@ -93,13 +93,26 @@ export class AccessTokens {
     sql: Sql,
     options: { issuer: string; ttlSeconds: number; denylist: TokenDenylist },
   ): Promise<AccessTokens> {
-    const tokens = new AccessTokens(sql, options.issuer, options.ttlSeconds, options.denylist);
-    await tokens.ensureKey();
-    await tokens.reloadKeys();
+    const tokens = AccessTokens.unread(sql, options);
+    await tokens.read();
+    return tokens;
+  }
+
+  /** The tokens' keys before `read`: none, for what is made before the database serves. */
+  static unread(
+    sql: Sql,
+    options: { issuer: string; ttlSeconds: number; denylist: TokenDenylist },
+  ): AccessTokens {
+    return new AccessTokens(sql, options.issuer, options.ttlSeconds, options.denylist);
+  }
+
+  /** Makes a signing key if there is none, and reads the keys, again every minute. */
+  async read(): Promise<void> {
+    await this.ensureKey();
+    await this.reloadKeys();
     // Every process picks up a key rotated elsewhere within a minute; until then tokens it signs
     // with the retired key still verify, since retired keys stay published.
-    setInterval(() => void tokens.reloadKeys().catch(() => {}), KEY_REFRESH_INTERVAL_MS).unref();
-    return tokens;
+    setInterval(() => void this.reloadKeys().catch(() => {}), KEY_REFRESH_INTERVAL_MS).unref();
   }
 
   /** How long a token of `application` lives: its own setting, or the platform's. */

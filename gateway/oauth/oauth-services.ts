@@ -20,15 +20,29 @@ export interface OAuthServices {
   server: AuthorizationServer;
 }
 
+/** The authorization server's parts, having read what they keep (the denylist, the signing keys). */
 export async function createOAuthServices(platform: {
   db: Database;
   config: Config;
   log: Logger;
 }): Promise<OAuthServices> {
+  const { services, read } = unreadOAuthServices(platform);
+  await read();
+  return services;
+}
+
+/**
+ * The authorization server's parts, made without a query, for routes made while the database
+ * starts; `read` reads what they keep, and must finish before they serve.
+ */
+export function unreadOAuthServices(platform: { db: Database; config: Config; log: Logger }): {
+  services: OAuthServices;
+  read(): Promise<void>;
+} {
   const { db, config, log } = platform;
   const { sql, changes } = db;
-  const denylist = await TokenDenylist.load(sql, changes, log);
-  const accessTokens = await AccessTokens.load(sql, {
+  const denylist = TokenDenylist.unread(sql, log);
+  const accessTokens = AccessTokens.unread(sql, {
     issuer: config.oauth.issuer,
     ttlSeconds: config.oauth.accessTokenTtlSeconds,
     denylist,
@@ -41,7 +55,6 @@ export async function createOAuthServices(platform: {
     addressMaxFailures: config.oauth.loginAddressMaxFailures,
   });
   const applications = new ApplicationCache(sql);
-  await forgetOnChanges(changes, ["application", "configuration"], () => applications.clear());
   const server = new AuthorizationServer({
     sql,
     applications,
@@ -50,5 +63,12 @@ export async function createOAuthServices(platform: {
     refreshTokens,
     signInLimits,
   });
-  return { accessTokens, refreshTokens, taskLinks: new TaskLinks(sql, denylist), applications, server };
+  return {
+    services: { accessTokens, refreshTokens, taskLinks: new TaskLinks(sql, denylist), applications, server },
+    async read() {
+      await denylist.read(changes);
+      await accessTokens.read();
+      await forgetOnChanges(changes, ["application", "configuration"], () => applications.clear());
+    },
+  };
 }

@@ -33,14 +33,24 @@ export class TokenDenylist {
   ) {}
 
   static async load(sql: Sql, changes: ControlChanges, log: Logger): Promise<TokenDenylist> {
-    const denylist = new TokenDenylist(sql, log);
-    await changes.subscribe({
-      change: (change) => denylist.apply(change),
-      resync: () => denylist.resyncInBackground(),
-    });
-    await denylist.resync();
-    setInterval(() => denylist.resyncInBackground(), RESYNC_INTERVAL_MS).unref();
+    const denylist = TokenDenylist.unread(sql, log);
+    await denylist.read(changes);
     return denylist;
+  }
+
+  /** The denylist before `read`: empty, for what is made before the database serves. */
+  static unread(sql: Sql, log: Logger): TokenDenylist {
+    return new TokenDenylist(sql, log);
+  }
+
+  /** Reads the denylist, then keeps it current: each change announced, and a resync now and then. */
+  async read(changes: ControlChanges): Promise<void> {
+    await changes.subscribe({
+      change: (change) => this.apply(change),
+      resync: () => this.resyncInBackground(),
+    });
+    await this.resync();
+    setInterval(() => this.resyncInBackground(), RESYNC_INTERVAL_MS).unref();
   }
 
   /** Why a token whose signature and expiry are good is refused, or undefined when it is not. */
