@@ -226,6 +226,9 @@ export function createGateway(deps: GatewayDeps) {
     return c.body(openApiDocument, 200, { "content-type": "application/json" });
   });
 
+  // Hono builds a router's matcher at its first request; both are built here instead, which a start
+  // does while its database starts, and no request waits for it.
+  for (const path of ["/healthz", WORKFLOW_DATA_MODES[0]!.base]) routes.match("GET", path);
   return { app, fetch: withRequestLog(app.fetch, routes, deps.log) };
 }
 
