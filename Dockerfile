@@ -13,6 +13,12 @@ COPY bin/patch-dependencies.ts ./bin/
 RUN npm ci --omit=dev && npm cache clean --force
 COPY contracts ./contracts
 COPY runtime ./runtime
+COPY identity ./identity
+COPY directory ./directory
+COPY notifications ./notifications
+COPY seals ./seals
+COPY files ./files
+COPY exports ./exports
 COPY workflow ./workflow
 COPY gateway ./gateway
 COPY workers ./workers

@@ -1,13 +1,13 @@
-import { rotateSigningKey } from "../gateway/oauth/access-tokens.ts";
-import { setApplicationEnabled, setUserEnabled } from "../runtime/access-control.ts";
+import { bootstrapEntries } from "../gateway/bootstrap-sections.ts";
+import { setApplicationEnabled, setUserEnabled } from "../identity/access-control.ts";
+import { rotateSigningKey } from "../identity/access-tokens.ts";
+import { rotateApplicationSecret } from "../identity/application-secret-store.ts";
 import { applyBootstrap, readBootstrapFile } from "../runtime/bootstrap.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { openDatabase } from "../runtime/database.ts";
 import { createLogger } from "../runtime/logger.ts";
 import { migrate } from "../runtime/migrations.ts";
 import { runMain } from "../runtime/process-main.ts";
-import { rotateApplicationSecret } from "../runtime/store/application-secrets.ts";
-import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 
 const USAGE = `Usage:
   npm run admin -- apply <bootstrap.json>            create or update tenants, applications and users
@@ -43,7 +43,7 @@ runMain(async () => {
   try {
     await migrate(db.sql, log);
     if (bootstrap) {
-      await applyBootstrap(db.sql, bootstrap, log, "all", workflowBootstrapEntries);
+      await applyBootstrap(db.sql, bootstrap, log, "all", bootstrapEntries);
       await db.changes.announce({ kind: "configuration" });
       process.stdout.write(`applied ${argument}\n`);
     } else if (command === "rotate-signing-key") {

@@ -3,8 +3,10 @@ import type { Consumer } from "../contracts/broker.ts";
 import { isBuiltInChannel } from "../contracts/channels.ts";
 import { ALL_JOBS, queueDefinition } from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
+import { bootstrapEntries } from "../gateway/bootstrap-sections.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { unreadOAuthServices } from "../gateway/oauth/oauth-services.ts";
+import { LiveChannels } from "../notifications/live-channels.ts";
 import type { Config } from "../runtime/config.ts";
 import type { EmbeddedPostgres } from "../runtime/embedded-postgres.ts";
 import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
@@ -14,11 +16,12 @@ import { observeBroker } from "../runtime/platform-metrics.ts";
 import { readiness } from "../runtime/readiness.ts";
 import type { JobParts } from "../workers/job-parts.ts";
 import { jobsForQueues } from "../workers/job-runner.ts";
-import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
   platform: Platform;
+  /** The notification channels as configured now. */
+  channels: LiveChannels;
   http: HttpServer | undefined;
   consumers: Consumer[];
   /** Stops accepting work, drains requests and jobs in flight, then closes the connections. */
@@ -50,9 +53,8 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     parts.queues === "all" || parts.queues.length > 0 ? import("../workers/job-parts.ts") : undefined;
   jobModule?.catch(() => {});
   const { platform, ready } = await connectPlatform(config, parts.name, {
-    applyBootstrap: parts.serveHttp,
+    applyBootstrap: parts.serveHttp ? bootstrapEntries : undefined,
     embeddedDatabase: parts.embeddedDatabase,
-    bootstrapEntries: workflowBootstrapEntries,
   });
   const { log, broker, db } = platform;
   observeBroker(broker);
@@ -60,27 +62,28 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   // The routes, which need no data, are made while the database starts (the embedded one takes
   // a second); the services behind them read theirs once it serves, before the first request.
   const oauth = parts.serveHttp ? unreadOAuthServices(platform) : undefined;
-  const gateway = oauth && createGateway({ ...platform, oauth: oauth.services, draining });
+  const channels = LiveChannels.unread(db.sql, log);
+  const gateway = oauth && createGateway({ ...platform, channels, oauth: oauth.services, draining });
   await ready();
   let http: HttpServer | undefined;
   let metricsServer: MetricsServer | undefined;
   let jobs: JobParts | undefined;
   const { catalogue } = platform.jobs;
   try {
-    await oauth?.read();
+    await Promise.all([channels.read(db.changes), oauth?.read()]);
     // The gateway publishes to every queue, so it declares them all before taking requests.
-    const everyQueue = allQueues(platform.channels.list);
+    const everyQueue = allQueues(channels.list);
     const declare = (queues: readonly string[]) =>
       broker.declare(jobsForQueues(catalogue, queues).map(({ job }) => queueDefinition(job)));
     await declare(everyQueue);
     const queues = parts.queues === "all" ? everyQueue : parts.queues;
     if (queues.length > 0) {
       const { startJobParts } = await (jobModule ?? import("../workers/job-parts.ts"));
-      jobs = await startJobParts(config, platform, catalogue, queues);
+      jobs = await startJobParts(config, platform, channels, catalogue, queues);
     }
     // A channel added while running gets its queue, and a worker of every queue consumes it.
     const known = new Set(everyQueue);
-    platform.channels.follow(async (channels) => {
+    channels.follow(async (channels) => {
       const added = allQueues(channels).filter((queue) => !known.has(queue));
       if (added.length === 0) return;
       await declare(added);
@@ -114,6 +117,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   }
   return {
     platform,
+    channels,
     http,
     consumers: jobs?.consumers ?? [],
     async stop() {

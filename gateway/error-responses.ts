@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ErrorCode } from "../contracts/errors.ts";
+import { OAUTH_ERROR_CODES } from "../identity/oauth-errors.ts";
 import { errorMapping } from "./error-envelope.ts";
 import type { ApiSurface } from "./gateway-env.ts";
-import { OAUTH_ERROR_CODES } from "./oauth/oauth-errors.ts";
 
 /** `10001 INVALID_ARGUMENT, …`: the errno of each code, from the one mapping the gateway answers with. */
 const errnos = Object.values(ErrorCode)

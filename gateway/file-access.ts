@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { type FileRecord, recordDownload, spendFileToken } from "../files/file-store.ts";
+import { FileTokenGuard } from "../files/file-token-guard.ts";
+import type { AccessClaims, AccessTokens } from "../identity/access-tokens.ts";
+import { refusedToken } from "../identity/token-refusals.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { type FileRecord, recordDownload, spendFileToken } from "../runtime/store/files.ts";
 import { clientAddress } from "./client-address.ts";
-import { FileTokenGuard } from "./file-token-guard.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
-import type { AccessClaims, AccessTokens } from "./oauth/access-tokens.ts";
-import { refusedToken } from "./oauth/token-refusals.ts";
 
 /**
  * The persistent address of a stored file (spec 001's file service `GET /file/{id}`), on

@@ -1,5 +1,6 @@
+import type { AccessClaims } from "../identity/access-tokens.ts";
+import type { LiveChannels } from "../notifications/live-channels.ts";
 import type { Platform } from "../runtime/platform.ts";
-import type { AccessClaims } from "./oauth/access-tokens.ts";
 import type { OAuthServices } from "./oauth/oauth-services.ts";
 import type { RequestBindings } from "./request-log.ts";
 
@@ -12,6 +13,8 @@ export type ApiSurface = "open-api" | "signature" | "workflow" | "oauth" | "plat
 
 /** What the gateway's routes are built with, once at start: the platform's connections and more. */
 export interface GatewayDeps extends Platform {
+  /** The notification channels as configured now. */
+  channels: LiveChannels;
   oauth: OAuthServices;
   /** Set when shutdown begins, so /readyz tells load balancers to stop sending traffic. */
   draining: { value: boolean };

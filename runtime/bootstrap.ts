@@ -3,24 +3,15 @@ import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { type Bootstrap, bootstrapSchema } from "../contracts/bootstrap.ts";
 import { issueField } from "../contracts/validation-issue.ts";
-import { loadChannel } from "./channel-plugins.ts";
-import { ConfigError } from "./config.ts";
-import { type Queryable, type Sql, transaction } from "./database.ts";
-import type { Logger } from "./logger.ts";
-import { upsertApplication } from "./store/applications.ts";
 import {
   appliedDigests,
   type BootstrapEntryDigest,
   lockBootstrapEntries,
   recordAppliedDigests,
-} from "./store/bootstrap-entries.ts";
-import { upsertChannel } from "./store/channels.ts";
-import { upsertFeed } from "./store/feeds.ts";
-import { grantPosition } from "./store/positions.ts";
-import { upsertSeal } from "./store/seals.ts";
-import { tenantByDomain, upsertTenant } from "./store/tenants.ts";
-import { upsertDepartment, upsertPost } from "./store/triples.ts";
-import { upsertUser } from "./store/users.ts";
+} from "./bootstrap-entry-store.ts";
+import { ConfigError } from "./config.ts";
+import { type Queryable, type Sql, transaction } from "./database.ts";
+import type { Logger } from "./logger.ts";
 
 /** Problems of a wrong file listed at once, so one edit can fix them all; past this many, a count. */
 const MAX_PROBLEMS_LISTED = 20;
@@ -114,91 +105,8 @@ export interface BootstrapEntry {
   apply(tx: Queryable): Promise<unknown>;
 }
 
-function entriesOf(bootstrap: Bootstrap): BootstrapEntry[] {
-  return [
-    ...bootstrap.tenants.map((tenant) => ({
-      kind: "tenant",
-      key: tenant.domain,
-      value: tenant,
-      apply: (tx: Queryable) => upsertTenant(tx, tenant),
-    })),
-    ...bootstrap.applications.map((application) => ({
-      kind: "application",
-      key: application.id,
-      value: application,
-      apply: (tx: Queryable) => upsertApplication(tx, application),
-    })),
-    ...bootstrap.users.map((user) => ({
-      kind: "user",
-      key: `${user.tenant}/${user.account}`,
-      value: user,
-      apply: (tx: Queryable) => upsertUser(tx, user),
-    })),
-    ...bootstrap.departments.map((dept) => ({
-      kind: "department",
-      key: `${dept.tenant}/${dept.code}`,
-      value: dept,
-      apply: async (tx: Queryable) =>
-        upsertDepartment(tx, await tenantIdOf(tx, dept.tenant, `department ${dept.code}`), dept),
-    })),
-    ...bootstrap.posts.map((post) => ({
-      kind: "post",
-      key: `${post.tenant}/${post.code}`,
-      value: post,
-      apply: async (tx: Queryable) =>
-        upsertPost(tx, await tenantIdOf(tx, post.tenant, `post ${post.code}`), post),
-    })),
-    ...bootstrap.positions.map((position) => {
-      const name = `${position.account} as ${position.dept}:${position.post}`;
-      return {
-        kind: "position",
-        key: `${position.tenant}/${name}`,
-        value: position,
-        async apply(tx: Queryable) {
-          const tenantId = await tenantIdOf(tx, position.tenant, `position ${name}`);
-          await grantPosition(tx, tenantId, position, {
-            code: position.account,
-            number: position.number,
-          }).catch((error: Error) => {
-            throw new ConfigError(`position ${name}: ${error.message}`);
-          });
-        },
-      };
-    }),
-    ...bootstrap.seals.map((seal) => ({
-      kind: "seal",
-      key: `${seal.tenant ?? ""}/${seal.code}`,
-      value: seal,
-      async apply(tx: Queryable) {
-        const tenant = seal.tenant ? await tenantByDomain(tx, seal.tenant) : undefined;
-        if (seal.tenant && !tenant) throw new ConfigError(`seal ${seal.code}: no tenant ${seal.tenant}`);
-        await upsertSeal(tx, seal, tenant?.id ?? null);
-      },
-    })),
-    ...bootstrap.feeds.map((feed) => ({
-      kind: "feed",
-      key: feed.tenant,
-      value: feed,
-      apply: (tx: Queryable) => upsertFeed(tx, feed),
-    })),
-    ...bootstrap.channels.map((channel) => ({
-      kind: "channel",
-      key: channel.name,
-      value: channel,
-      async apply(tx: Queryable) {
-        // Checked as the applying process reads its variables; workers read their own.
-        await loadChannel(channel, process.env, "skip");
-        await upsertChannel(tx, channel);
-      },
-    })),
-  ];
-}
-
-async function tenantIdOf(tx: Queryable, domain: string, entry: string): Promise<string> {
-  const tenant = await tenantByDomain(tx, domain);
-  if (!tenant) throw new ConfigError(`${entry}: no tenant with domain ${domain}`);
-  return tenant.id;
-}
+/** A file's entries, in the order they are written (a tenant before what belongs to it). */
+export type BootstrapEntries = (bootstrap: Bootstrap) => BootstrapEntry[];
 
 /** A digest of what the file says of an entry, secrets included, so a changed secret counts. */
 function digestOf(entry: BootstrapEntry): string {
@@ -217,10 +125,10 @@ export async function applyBootstrap(
   bootstrap: Bootstrap,
   log: Logger,
   scope: BootstrapScope,
-  /** Entries of sections whose statements live outside the runtime (the workflow apps). */
-  moreEntries: (bootstrap: Bootstrap) => BootstrapEntry[] = () => [],
+  /** The file's entries, as the capabilities whose statements write them make them. */
+  entriesOf: BootstrapEntries,
 ): Promise<number> {
-  const entries = [...entriesOf(bootstrap), ...moreEntries(bootstrap)];
+  const entries = entriesOf(bootstrap);
   let applied = 0;
   await transaction(sql, async (tx) => {
     await lockBootstrapEntries(tx);

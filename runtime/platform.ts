@@ -1,13 +1,12 @@
 import type { Bootstrap } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
 import { jobCatalogue, withOperatorPolicy } from "../contracts/jobs.ts";
-import { applyBootstrap, type BootstrapEntry, readBootstrapFile } from "./bootstrap.ts";
+import { applyBootstrap, type BootstrapEntries, readBootstrapFile } from "./bootstrap.ts";
 import { EmbeddedBroker } from "./broker/embedded-broker.ts";
 import { createJobClient, type JobClient } from "./broker/job-client.ts";
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./database.ts";
 import type { EmbeddedPostgres } from "./embedded-postgres.ts";
-import { LiveChannels } from "./live-channels.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { migrate } from "./migrations.ts";
 import type { FileStorage } from "./storage/file-storage.ts";
@@ -18,8 +17,6 @@ export interface Platform {
   config: Config;
   /** The bootstrap file, read by every process; the gateway applies it. */
   bootstrap: Bootstrap | undefined;
-  /** The notification channels as configured now. */
-  channels: LiveChannels;
   log: Logger;
   db: Database;
   broker: Broker;
@@ -30,11 +27,10 @@ export interface Platform {
 }
 
 export interface PlatformOptions {
-  applyBootstrap: boolean;
+  /** The bootstrap file's entries, when this process applies it (the gateway does). */
+  applyBootstrap?: BootstrapEntries;
   /** The embedded database, when the caller started it already. */
   embeddedDatabase?: Promise<EmbeddedPostgres>;
-  /** Entries of the bootstrap sections whose statements live outside the runtime (workflow apps). */
-  bootstrapEntries?: (bootstrap: Bootstrap) => BootstrapEntry[];
 }
 
 /** Opens the platform's connections and readies its database: `connectPlatform`, then its `ready`. */
@@ -51,7 +47,7 @@ export async function openPlatform(
 /**
  * The platform's parts, made without a query: a process makes what needs no data (its routes)
  * while an embedded database starts, then calls `ready`, which migrates the database, applies the
- * bootstrap file (`applyBootstrap`) and reads the channels. Nothing may query before it resolves.
+ * bootstrap file (`applyBootstrap`). Nothing may query before it resolves.
  */
 export async function connectPlatform(
   config: Config,
@@ -78,17 +74,15 @@ export async function connectPlatform(
     exportTimeoutMs: config.export.timeoutMs,
   });
   const jobs = createJobClient(broker, catalogue);
-  const channels = LiveChannels.unread(db.sql, log);
-  const platform = { config, bootstrap, channels, log, db, broker, jobs, storage };
+  const platform = { config, bootstrap, log, db, broker, jobs, storage };
   async function ready(): Promise<void> {
     try {
       await migrate(db.sql, log);
       if (bootstrap && options.applyBootstrap) {
-        const applied = await applyBootstrap(db.sql, bootstrap, log, "changed", options.bootstrapEntries);
+        const applied = await applyBootstrap(db.sql, bootstrap, log, "changed", options.applyBootstrap);
         // Processes already running (workers started first) follow what the file changed.
         if (applied > 0) await db.changes.announce({ kind: "configuration" });
       }
-      await channels.read(db.changes);
     } catch (error) {
       await broker.close();
       await db.close();

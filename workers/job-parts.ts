@@ -1,5 +1,6 @@
 import type { Consumer } from "../contracts/broker.ts";
 import type { JobName, jobCatalogue } from "../contracts/jobs.ts";
+import type { LiveChannels } from "../notifications/live-channels.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Platform } from "../runtime/platform.ts";
 import { exportPart } from "./export/export-part.ts";
@@ -34,6 +35,7 @@ export interface JobParts {
 export async function startJobParts(
   config: Config,
   platform: Platform,
+  channels: LiveChannels,
   /** The platform's catalogue, with the operator's delays and timeouts. */
   catalogue: typeof jobCatalogue,
   queues: readonly string[],
@@ -70,7 +72,7 @@ export async function startJobParts(
   try {
     for (const part of WORKER_PARTS as readonly WorkerPart<JobName>[]) {
       if (!part.jobs.some((name) => consumed.has(name))) continue;
-      const running = await part.start({ config, platform });
+      const running = await part.start({ config, platform, channels });
       started.push(running);
       Object.assign(handlers, running.handlers);
     }

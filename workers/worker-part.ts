@@ -1,4 +1,5 @@
 import type { JobName, JobResult, ParsedJobPayload } from "../contracts/jobs.ts";
+import type { LiveChannels } from "../notifications/live-channels.ts";
 import type { Config } from "../runtime/config.ts";
 import type { Platform } from "../runtime/platform.ts";
 import type { JobHandler } from "./job-runner.ts";
@@ -12,6 +13,8 @@ export type PlatformJobHandlers<Name extends JobName> = {
 export interface PartContext {
   config: Config;
   platform: Platform;
+  /** The notification channels as configured now. */
+  channels: LiveChannels;
 }
 
 /** A worker folder's part as a process runs it. */

@@ -1,11 +1,11 @@
 import type { Assignee } from "../contracts/workflow-definition.ts";
-import type { Queryable } from "../runtime/database.ts";
 import {
   type PositionPattern,
   parsePosition,
   positionHolderIds,
   userIdsByCodes,
-} from "../runtime/store/positions.ts";
+} from "../directory/position-store.ts";
+import type { Queryable } from "../runtime/database.ts";
 import type { AssignmentFacts } from "./engine.ts";
 
 /** The department part of a position that stands for each department the initiator holds a post in. */

@@ -1,6 +1,6 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import { userIdsByCodes } from "../directory/position-store.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { userIdsByCodes } from "../runtime/store/positions.ts";
 import { compiledVersion } from "./app-store.ts";
 import { taskOfStep } from "./engine.ts";
 import { commandProcess, handleTask } from "./process-commands.ts";

@@ -8,15 +8,15 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import type { JobClient } from "../runtime/broker/job-client.ts";
-import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
+import { tenantReminder } from "../identity/tenant-store.ts";
 import {
   newNotificationId,
   publishDeliveries,
   recordNotification,
-} from "../runtime/notification-delivery.ts";
-import type { NewDeliveryTask } from "../runtime/store/notifications.ts";
-import { tenantReminder } from "../runtime/store/tenants.ts";
+} from "../notifications/notification-delivery.ts";
+import type { NewDeliveryTask } from "../notifications/notification-store.ts";
+import type { JobClient } from "../runtime/broker/job-client.ts";
+import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
 import type { ActivityRecord } from "./engine.ts";
 import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";

@@ -1,8 +1,7 @@
 import type { Bootstrap, BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import { tenantIdOf } from "../identity/tenants.ts";
 import type { BootstrapEntry } from "../runtime/bootstrap.ts";
-import { ConfigError } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { tenantByDomain } from "../runtime/store/tenants.ts";
 import { replaceListedPermissions } from "./app-permission-store.ts";
 import { deployVersion, setVersionOnline, upsertWorkflowApp, type WorkflowApp } from "./app-store.ts";
 
@@ -44,11 +43,9 @@ export function workflowBootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[]
     key: `${workflow.tenant}/${workflow.code}`,
     value: workflow,
     async apply(tx: Queryable) {
-      const tenant = await tenantByDomain(tx, workflow.tenant);
-      if (!tenant)
-        throw new ConfigError(`workflow ${workflow.code}: no tenant with domain ${workflow.tenant}`);
+      const tenantId = await tenantIdOf(tx, workflow.tenant, `workflow ${workflow.code}`);
       const { tenant: _, ...rest } = workflow;
-      await deployWorkflow(tx, tenant.id, rest);
+      await deployWorkflow(tx, tenantId, rest);
     },
   }));
 }

@@ -1,7 +1,6 @@
 import { WORKFLOW_LIST_MAX, WORKFLOW_VERSIONS_MAX } from "../contracts/bootstrap.ts";
-import { withoutUnset } from "../runtime/bootstrap-export.ts";
+import { type ExportTenant, type SectionExport, withoutUnset } from "../runtime/bootstrap-export.ts";
 import type { Queryable } from "../runtime/database.ts";
-import type { Tenant } from "../runtime/store/tenants.ts";
 import { type AppAccess, listedAccounts } from "./app-permission-store.ts";
 import { exportedVersions, type WorkflowApp, workflowAppPage } from "./app-store.ts";
 
@@ -19,7 +18,7 @@ async function listOf(sql: Queryable, appId: string, role: AppAccess): Promise<s
   return rows.map((row) => row.account);
 }
 
-async function workflowEntry(sql: Queryable, tenant: Tenant, app: WorkflowApp) {
+async function workflowEntry(sql: Queryable, tenant: ExportTenant, app: WorkflowApp) {
   const { code, name, abbreviation, description, tags, icon, palette, department, contact } = app;
   const { recommendation, visible, ready } = app;
   const versions = await exportedVersions(sql, app.id, WORKFLOW_VERSIONS_MAX);
@@ -54,9 +53,9 @@ async function workflowEntry(sql: Queryable, tenant: Tenant, app: WorkflowApp) {
  * A tenant's workflow apps as entries of a bootstrap document's `workflows`, by code: each with the
  * versions online for either data mode and the newest others, oldest first, as many as an entry holds.
  */
-export async function* workflowExportEntries(
+async function* workflowExportEntries(
   sql: Queryable,
-  tenant: Tenant,
+  tenant: ExportTenant,
 ): AsyncGenerator<{ key: string; entry: unknown }> {
   let after: string | null = null;
   for (;;) {
@@ -68,3 +67,10 @@ export async function* workflowExportEntries(
     after = apps.at(-1)!.code;
   }
 }
+
+export const workflowSectionExport: SectionExport = {
+  section: "workflows",
+  async *entries(tx, tenants) {
+    for (const tenant of tenants) yield* workflowExportEntries(tx, tenant);
+  },
+};

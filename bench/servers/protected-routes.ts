@@ -13,7 +13,7 @@ import { openPlatform } from "../../runtime/platform.ts";
 // behind the token check too, for the protected-call benchmark. Sends the parent a valid token once
 // it listens.
 const config = loadConfig();
-const platform = await openPlatform(config, "bench", { applyBootstrap: false });
+const platform = await openPlatform(config, "bench", {});
 const { accessTokens } = await createOAuthServices(platform);
 const handler = (c: { json: (body: unknown) => Response }) => c.json({ status: "ok" });
 const routes = new RouteRecorder(new PrefixRouter<MatchedRoute>("/apis"));

@@ -1,6 +1,6 @@
 import { APPLICATION_GRANTS, SCOPES } from "../../contracts/scopes.ts";
-import type { ApplicationRecord } from "../../runtime/store/applications.ts";
-import type { TenantRecord } from "../../runtime/store/tenants.ts";
+import type { ApplicationRecord } from "../../identity/application-store.ts";
+import type { TenantRecord } from "../../identity/tenant-store.ts";
 import { ActionForm, CsrfField, Flag, Layout, Pager, type PageSession, When, Words } from "./layout.tsx";
 
 const applicationHref = (id: string) => `/console/applications/${encodeURIComponent(id)}`;

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { APPLICATION_GRANTS, scopeNamed } from "../../contracts/scopes.ts";
-import { setApplicationEnabled } from "../../runtime/access-control.ts";
-import { rotateApplicationSecret } from "../../runtime/store/application-secrets.ts";
-import { applicationById, applicationPage, setApplicationAccess } from "../../runtime/store/applications.ts";
-import { tenantByDomain, tenantPage } from "../../runtime/store/tenants.ts";
+import { setApplicationEnabled } from "../../identity/access-control.ts";
+import { rotateApplicationSecret } from "../../identity/application-secret-store.ts";
+import { applicationById, applicationPage, setApplicationAccess } from "../../identity/application-store.ts";
+import { tenantByDomain, tenantPage } from "../../identity/tenant-store.ts";
 import { pageOf } from "../admin-paging.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import { applicationsView, applicationView, newSecretView, tenantsView } from "./applications-views.tsx";

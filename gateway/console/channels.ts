@@ -10,16 +10,17 @@ import {
   notificationBodySchema,
 } from "../../contracts/notification.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
-import { applyBootstrap } from "../../runtime/bootstrap.ts";
-import { maskedChannelConfig } from "../../runtime/channel-plugins.ts";
-import { ConfigError } from "../../runtime/config.ts";
+import { applicationById } from "../../identity/application-store.ts";
+import { channelBootstrapEntries } from "../../notifications/channel-bootstrap.ts";
+import { maskedChannelConfig } from "../../notifications/channel-plugins.ts";
+import { allChannels } from "../../notifications/channel-store.ts";
 import {
   newNotificationId,
   publishDeliveries,
   recordNotification,
-} from "../../runtime/notification-delivery.ts";
-import { applicationById } from "../../runtime/store/applications.ts";
-import { allChannels } from "../../runtime/store/channels.ts";
+} from "../../notifications/notification-delivery.ts";
+import { applyBootstrap } from "../../runtime/bootstrap.ts";
+import { ConfigError } from "../../runtime/config.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import { channelEditView, channelsView } from "./channels-views.tsx";
 import {
@@ -179,7 +180,13 @@ export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
       if (parsed.data.name !== name) return refuse(`name: this page edits ${name}; its name stays.`);
       const channel = { ...parsed.data, config: unmasked(parsed.data.config, stored) };
       try {
-        await applyBootstrap(sql, bootstrapSchema.parse({ channels: [channel] }), deps.log, "all");
+        await applyBootstrap(
+          sql,
+          bootstrapSchema.parse({ channels: [channel] }),
+          deps.log,
+          "all",
+          channelBootstrapEntries,
+        );
       } catch (error) {
         if (error instanceof ConfigError) return refuse(error.message);
         throw error;

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Hono, type MiddlewareHandler } from "hono";
+import type { SealCache } from "../../seals/seal-cache.ts";
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
-import type { SealCache } from "../seal-cache.ts";
 import { applicationPages } from "./applications.ts";
 import { channelPages } from "./channels.ts";
 import { type ConsoleEnv, consolePage, errorPage, pageSession, render } from "./console-page.ts";

@@ -1,5 +1,5 @@
-import type { FeedRun } from "../../runtime/store/feed-runs.ts";
-import type { FeedSettings } from "../../runtime/store/feeds.ts";
+import type { FeedRun } from "../../directory/feed-run-store.ts";
+import type { FeedSettings } from "../../directory/feed-store.ts";
 import { ActionForm, Layout, type PageSession, When } from "./layout.tsx";
 
 function Settings(props: { feed: FeedSettings }) {

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { queueFeedRun, recentFeedRuns } from "../../runtime/store/feed-runs.ts";
-import { enqueueFeedSync, feedSettings } from "../../runtime/store/feeds.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { queueFeedRun, recentFeedRuns } from "../../directory/feed-run-store.ts";
+import { enqueueFeedSync, feedSettings } from "../../directory/feed-store.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import {
   type ConsoleApp,

@@ -1,5 +1,5 @@
 import type { NotificationBody } from "../../contracts/notification.ts";
-import type { DeliveryTaskStatus } from "../../runtime/store/notifications.ts";
+import type { DeliveryTaskStatus } from "../../notifications/notification-store.ts";
 import { Layout, type PageSession, When } from "./layout.tsx";
 
 export function notificationView(props: {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deliveryTasksOf, notificationById } from "../../runtime/store/notifications.ts";
+import { deliveryTasksOf, notificationById } from "../../notifications/notification-store.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import { type ConsoleApp, checked, consolePage, pageSession, render } from "./console-page.ts";
 import { notificationView } from "./notifications-views.tsx";

@@ -3,14 +3,15 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { bootstrapSchema, bootstrapSealSchema, SEAL_IMAGE_MAX_BYTES } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
 import { applyBootstrap } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import { deleteSeal, sealImageByCode, sealPage } from "../../runtime/store/seals.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { sealBootstrapEntries } from "../../seals/seal-bootstrap.ts";
+import type { SealCache } from "../../seals/seal-cache.ts";
+import { deleteSeal, sealImageByCode, sealPage } from "../../seals/seal-store.ts";
 import { pageOf } from "../admin-paging.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { readMultipart } from "../multipart-upload.ts";
-import type { SealCache } from "../seal-cache.ts";
 import {
   CONSOLE_PAGE_SIZE,
   type ConsoleApp,
@@ -112,7 +113,7 @@ export function sealPages(app: ConsoleApp, deps: GatewayDeps, seals: SealCache) 
       };
       const bootstrap = bootstrapSchema.parse({ seals: [checked(bootstrapSealSchema, entry)] });
       try {
-        await applyBootstrap(sql, bootstrap, deps.log, "all");
+        await applyBootstrap(sql, bootstrap, deps.log, "all", sealBootstrapEntries);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         return redirectWith(c, "/console/seals", { kind: "error", text: error.message });

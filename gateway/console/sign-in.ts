@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { LoginLimiter } from "../../identity/login-limiter.ts";
 import { sameText } from "../../runtime/secrets.ts";
 import { clientAddress } from "../client-address.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
-import { LoginLimiter } from "../oauth/login-limiter.ts";
 import {
   type ConsoleApp,
   type ConsoleEnv,

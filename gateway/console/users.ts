@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { setUserEnabled } from "../../runtime/access-control.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
-import { type UserRecord, userPage } from "../../runtime/store/users.ts";
+import { setUserEnabled } from "../../identity/access-control.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
+import { type UserRecord, userPage } from "../../identity/user-store.ts";
 import { pageOf } from "../admin-paging.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import {

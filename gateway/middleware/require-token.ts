@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler, Next } from "hono";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import type { TokenKind } from "../../contracts/scopes.ts";
+import type { AccessClaims, AccessTokens } from "../../identity/access-tokens.ts";
+import { missingToken, refusedToken, type TokenRefusal } from "../../identity/token-refusals.ts";
+import { isTaskLink } from "../../workflow/task-links.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
-import type { AccessClaims, AccessTokens } from "../oauth/access-tokens.ts";
-import { isTaskLink } from "../oauth/task-links.ts";
-import { missingToken, refusedToken, type TokenRefusal } from "../oauth/token-refusals.ts";
 
 export interface TokenRule {
   /** Every one of these scopes is needed. */

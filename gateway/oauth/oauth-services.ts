@@ -1,14 +1,14 @@
+import { AccessTokens } from "../../identity/access-tokens.ts";
+import { ApplicationCache } from "../../identity/application-cache.ts";
+import { AuthorizationServer } from "../../identity/authorization-server.ts";
+import { RefreshTokens } from "../../identity/refresh-tokens.ts";
+import { SignInLimits } from "../../identity/sign-in-limits.ts";
+import { TokenDenylist } from "../../identity/token-denylist.ts";
 import type { Config } from "../../runtime/config.ts";
 import { forgetOnChanges } from "../../runtime/control-changes.ts";
 import type { Database } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { AccessTokens } from "./access-tokens.ts";
-import { ApplicationCache } from "./application-cache.ts";
-import { AuthorizationServer } from "./authorization-server.ts";
-import { RefreshTokens } from "./refresh-tokens.ts";
-import { SignInLimits } from "./sign-in-limits.ts";
-import { TaskLinks } from "./task-links.ts";
-import { TokenDenylist } from "./token-denylist.ts";
+import { TaskLinks } from "../../workflow/task-links.ts";
 
 /** The authorization server's parts, built once at start. */
 export interface OAuthServices {

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { setApplicationEnabled, setUserEnabled } from "../../runtime/access-control.ts";
+import { setApplicationEnabled, setUserEnabled } from "../../identity/access-control.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 

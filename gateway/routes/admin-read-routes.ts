@@ -1,9 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { workflowReminderSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { type ApplicationRecord, applicationPage } from "../../runtime/store/applications.ts";
-import { type TenantRecord, tenantByDomain, tenantPage } from "../../runtime/store/tenants.ts";
-import { type UserRecord, userPage } from "../../runtime/store/users.ts";
+import { type ApplicationRecord, applicationPage } from "../../identity/application-store.ts";
+import { type TenantRecord, tenantByDomain, tenantPage } from "../../identity/tenant-store.ts";
+import { type UserRecord, userPage } from "../../identity/user-store.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";

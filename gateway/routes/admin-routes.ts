@@ -1,16 +1,16 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { rotateSigningKey } from "../../identity/access-tokens.ts";
+import { rotateApplicationSecret } from "../../identity/application-secret-store.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
 import { applyBootstrap, resolveSecretVariables } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import { rotateApplicationSecret } from "../../runtime/store/application-secrets.ts";
-import { deleteSeal } from "../../runtime/store/seals.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
-import { workflowBootstrapEntries } from "../../workflow/workflow-deployment.ts";
+import type { SealCache } from "../../seals/seal-cache.ts";
+import { deleteSeal } from "../../seals/seal-store.ts";
+import { bootstrapEntries } from "../bootstrap-sections.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { rotateSigningKey } from "../oauth/access-tokens.ts";
-import type { SealCache } from "../seal-cache.ts";
 
 const appliedSchema = z.object({ applied: z.literal(true) }).openapi("BootstrapApplied");
 const rotatedSchema = z.object({ rotated: z.literal(true) }).openapi("SigningKeyRotated");
@@ -40,7 +40,7 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
     async (c) => {
       try {
         const bootstrap = resolveSecretVariables(c.req.valid("json"), "bootstrap");
-        await applyBootstrap(deps.db.sql, bootstrap, deps.log, "all", workflowBootstrapEntries);
+        await applyBootstrap(deps.db.sql, bootstrap, deps.log, "all", bootstrapEntries);
         seals.clear();
         await deps.db.changes.announce({ kind: "configuration" });
       } catch (error) {

@@ -3,20 +3,20 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { isPlatformError } from "../../contracts/errors.ts";
 import { Grant } from "../../contracts/scopes.ts";
-import { newSecret } from "../../runtime/secrets.ts";
-import { type Application, applicationById } from "../../runtime/store/applications.ts";
+import { type Application, applicationById } from "../../identity/application-store.ts";
 import {
   deleteAuthorizationRequest,
   insertAuthorizationRequest,
   type PendingRequest,
   pendingAuthorizationRequest,
   setAuthorizationRequestUser,
-} from "../../runtime/store/authorization-requests.ts";
-import { userById } from "../../runtime/store/users.ts";
+} from "../../identity/authorization-request-store.ts";
+import { allowsGrant, grantableScopes } from "../../identity/authorization-server.ts";
+import { userById } from "../../identity/user-store.ts";
+import { newSecret } from "../../runtime/secrets.ts";
 import { clientAddress } from "../client-address.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { allowsGrant, grantableScopes } from "../oauth/authorization-server.ts";
 import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
 
 const REQUEST_COOKIE = "op_authz";

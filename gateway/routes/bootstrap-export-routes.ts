@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
-import { exportBootstrap } from "../../runtime/bootstrap-export.ts";
-import { workflowExportEntries } from "../../workflow/workflow-export.ts";
+import { exportBootstrapDocument } from "../bootstrap-sections.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 
@@ -39,7 +38,7 @@ export function bootstrapExportRoutes(deps: GatewayDeps) {
       },
     }),
     async (c) => {
-      const { document, omitted } = await exportBootstrap(deps.db.sql, deps.log, workflowExportEntries);
+      const { document, omitted } = await exportBootstrapDocument(deps.db.sql, deps.log);
       c.header("Cache-Control", "no-store");
       c.header("X-Omitted-Entries", String(omitted));
       return c.json(document, 200);

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { maskedChannelConfig } from "../../runtime/channel-plugins.ts";
-import { allChannels, deleteChannel } from "../../runtime/store/channels.ts";
+import { maskedChannelConfig } from "../../notifications/channel-plugins.ts";
+import { allChannels, deleteChannel } from "../../notifications/channel-store.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 

@@ -11,7 +11,7 @@ import {
   exportJobSchema,
 } from "../../contracts/export.ts";
 import { jsonNestsDeeperThan, tooDeepDetail } from "../../contracts/json-nesting.ts";
-import { createFile } from "../../runtime/store/files.ts";
+import { createFile } from "../../files/file-store.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { errorResponses } from "../error-responses.ts";
 import { exportedFileResponse } from "../exported-file.ts";

@@ -1,9 +1,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { FEED_RUN_STATUSES, FEED_RUN_TRIGGERS } from "../../contracts/feed.ts";
-import { feedRun, queueFeedRun, recentFeedRuns } from "../../runtime/store/feed-runs.ts";
-import { enqueueFeedSync, feedPage, feedSettings } from "../../runtime/store/feeds.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { feedRun, queueFeedRun, recentFeedRuns } from "../../directory/feed-run-store.ts";
+import { enqueueFeedSync, feedPage, feedSettings } from "../../directory/feed-store.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";

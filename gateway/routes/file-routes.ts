@@ -10,8 +10,6 @@ import {
   thumbSizesSchema,
 } from "../../contracts/files.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
-import type { Config } from "../../runtime/config.ts";
-import type { StoredUpload } from "../../runtime/storage/file-storage.ts";
 import {
   createFile,
   deleteFile,
@@ -20,7 +18,9 @@ import {
   replaceContent,
   thumbOf,
   updateMeta,
-} from "../../runtime/store/files.ts";
+} from "../../files/file-store.ts";
+import type { Config } from "../../runtime/config.ts";
+import type { StoredUpload } from "../../runtime/storage/file-storage.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { errorResponses } from "../error-responses.ts";
 import { downloadAccess, fileUrl, hashFileToken, requireOwner } from "../file-access.ts";

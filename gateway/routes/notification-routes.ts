@@ -1,18 +1,22 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { notificationBodySchema } from "../../contracts/notification.ts";
-import { transaction } from "../../runtime/database.ts";
+import {
+  liveChannelSettings,
+  notificationIdsOf,
+  sendNotification,
+} from "../../notifications/notification-rules.ts";
 import {
   deliveryTasksOf,
   markTaskRead,
   notificationsSentBy,
   tasksMarkableBy,
-} from "../../runtime/store/notifications.ts";
+} from "../../notifications/notification-store.ts";
+import { transaction } from "../../runtime/database.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
-import { liveChannelSettings, notificationIdsOf, sendNotification } from "../notification-rules.ts";
 import { envelope, grouped, markSchema, notificationTasksSchema, SUCCESS } from "../notification-schemas.ts";
 
 /**

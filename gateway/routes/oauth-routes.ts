@@ -1,14 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { Grant, SCOPES } from "../../contracts/scopes.ts";
-import { revokeAccessToken } from "../../runtime/access-control.ts";
-import { userById } from "../../runtime/store/users.ts";
+import { revokeAccessToken } from "../../identity/access-control.ts";
+import type { ClientCredentials, TokenResponse } from "../../identity/authorization-server.ts";
+import { invalidClient, oauthError } from "../../identity/oauth-errors.ts";
+import { userById } from "../../identity/user-store.ts";
 import { clientAddress } from "../client-address.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { surface } from "../middleware/surface.ts";
-import type { ClientCredentials, TokenResponse } from "../oauth/authorization-server.ts";
-import { invalidClient, oauthError } from "../oauth/oauth-errors.ts";
 
 // A form read from multipart escapes the gateway's NUL check, and Postgres keeps no NUL in text.
 const field = z

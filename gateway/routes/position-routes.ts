@@ -7,7 +7,7 @@ import {
   revokePosition,
   searchUsers,
   userIdByCode,
-} from "../../runtime/store/positions.ts";
+} from "../../directory/position-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { type SealRecord, sealImageByCode, sealPage } from "../../runtime/store/seals.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
+import { type SealRecord, sealImageByCode, sealPage } from "../../seals/seal-store.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";

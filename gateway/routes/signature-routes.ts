@@ -2,15 +2,15 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { locationListSchema, type SignJob, signJobSchema } from "../../contracts/signature.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
-import { createFile, deleteFile } from "../../runtime/store/files.ts";
+import { createFile, deleteFile } from "../../files/file-store.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
+import type { SealCache } from "../../seals/seal-cache.ts";
 import { errorResponses } from "../error-responses.ts";
 import { fileUrl } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
-import type { SealCache } from "../seal-cache.ts";
 import { userContentHeaders } from "../user-content-headers.ts";
 
 const SEAL_CODE = /^[A-Za-z0-9._-]{1,64}$/;

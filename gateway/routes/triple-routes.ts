@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import { parsePositionFilter, searchUsers } from "../../runtime/store/positions.ts";
+import { parsePositionFilter, searchUsers } from "../../directory/position-store.ts";
 import {
   createTriple,
   findTriple,
@@ -9,7 +9,7 @@ import {
   modifyTriple,
   removeTriple,
   type TripleType,
-} from "../../runtime/store/triples.ts";
+} from "../../directory/triple-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";

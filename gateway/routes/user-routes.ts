@@ -1,19 +1,19 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { positionsOf } from "../../runtime/store/positions.ts";
+import { positionsOf } from "../../directory/position-store.ts";
+import type { AccessClaims } from "../../identity/access-tokens.ts";
+import { userProfile } from "../../identity/user-store.ts";
 import {
   changePreference,
   checkPreferenceKey,
   type Preferences,
   preferencesOf,
   preferenceView,
-} from "../../runtime/store/preferences.ts";
-import { userProfile } from "../../runtime/store/users.ts";
+} from "../../notifications/preference-store.ts";
+import type { Queryable } from "../../runtime/database.ts";
 import { tenantAppIds } from "../../workflow/app-store.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
-import type { AccessClaims } from "../oauth/access-tokens.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
 import { heldPositionSchema } from "../workflow/triple-schemas.ts";
 import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
 import {
   type VersionSummary,
   versionSummaries,

@@ -1,8 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { tenantByDomain } from "../../identity/tenant-store.ts";
 import { transaction } from "../../runtime/database.ts";
-import { tenantByDomain } from "../../runtime/store/tenants.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { deployWorkflow } from "../../workflow/workflow-deployment.ts";
 import { operatorErrorResponses } from "../error-responses.ts";

@@ -1,8 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { userIdsByCodes } from "../../directory/position-store.ts";
 import { type Queryable, transaction, transactionRetryingDeadlocks } from "../../runtime/database.ts";
-import { userIdsByCodes } from "../../runtime/store/positions.ts";
 import { queryActivities } from "../../workflow/activity-store.ts";
 import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
 import { parseFormData } from "../../workflow/form-data.ts";

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import { Grant } from "../../contracts/scopes.ts";
+import type { AccessClaims } from "../../identity/access-tokens.ts";
+import { missingToken, refusedToken } from "../../identity/token-refusals.ts";
+import { isTaskLink, type TaskLink } from "../../workflow/task-links.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import type { AccessClaims } from "../oauth/access-tokens.ts";
-import { isTaskLink, type TaskLink } from "../oauth/task-links.ts";
-import { missingToken, refusedToken } from "../oauth/token-refusals.ts";
 import type { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** Spec 001's token column: u/s (either kind), `user` or `sys` only. */

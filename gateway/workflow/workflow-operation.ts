@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { TaskLink } from "../../workflow/task-links.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import type { TaskLink } from "../oauth/task-links.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
 import { type WorkflowDataMode, workflowOperationId } from "./data-mode.ts";
 import { documentedParameters, parseParameters } from "./directory-parameters.ts";

@@ -1,11 +1,11 @@
 import { ErrorCode, localizedError } from "../../contracts/errors.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { userIdsByCodes } from "../../directory/position-store.ts";
+import type { AccessClaims } from "../../identity/access-tokens.ts";
+import { type Tenant, tenantByDomain } from "../../identity/tenant-store.ts";
 import { type ControlChanges, forgetOnChanges } from "../../runtime/control-changes.ts";
 import type { Queryable } from "../../runtime/database.ts";
-import { userIdsByCodes } from "../../runtime/store/positions.ts";
-import { type Tenant, tenantByDomain } from "../../runtime/store/tenants.ts";
 import { TtlCache } from "../../runtime/ttl-cache.ts";
-import type { AccessClaims } from "../oauth/access-tokens.ts";
 
 /** Tenants change rarely; a renamed domain takes effect within this window. */
 const TENANT_CACHE_MS = 30_000;

@@ -3,12 +3,12 @@ import { createServer, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { type ResolvedAddress, TemplateSource } from "../../exports/template-source.ts";
 import type { Queryable } from "../../runtime/database.ts";
 import { isInternalAddress } from "../../runtime/internal-address.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
 import { HostAllowlist, parseHostEntry } from "../../runtime/template-hosts.ts";
-import { type ResolvedAddress, TemplateSource } from "../../runtime/template-source.ts";
 
 const TEMPLATE = Buffer.from("the template's bytes");
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it, mock } from "node:test";
-import type { TaskOutcome } from "../../runtime/store/delivery-tasks.ts";
+import type { TaskOutcome } from "../../notifications/delivery-task-store.ts";
 import { OutcomeWriter } from "../../workers/notify/outcome-writer.ts";
 
 const sent = (id: string): TaskOutcome => ({

@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ConfigError, ENVIRONMENT_VARIABLES, loadConfig } from "../../runtime/config.ts";
+import { CODE_FOLDERS } from "../support/code-folders.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** The folders of the running platform; bench/ and test/ read variables of their own. */
-const PLATFORM_FOLDERS = ["bin", "contracts", "runtime", "workflow", "gateway", "workers", "plugins"];
 
 function configError(env: Record<string, string>): string {
   try {
@@ -22,7 +21,7 @@ function configError(env: Record<string, string>): string {
 /** Variables named literally in the platform's code: `process.env.NAME`, `env["NAME"]`. */
 async function variablesNamedInCode(): Promise<Set<string>> {
   const names = new Set<string>();
-  for (const folder of PLATFORM_FOLDERS) {
+  for (const folder of CODE_FOLDERS) {
     const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
     for (const entry of entries) {
       if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;

@@ -3,21 +3,18 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { CODE_FOLDERS } from "../support/code-folders.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-/** The folders whose code may run statements; `test/` and `bench/` set up their own data. */
-const CODE_FOLDERS = ["bin", "contracts", "gateway", "plugins", "runtime", "workers", "workflow"];
 
 /**
  * The store modules, as the README's code layout names them: a table group's statements, one
  * function per statement. Everything else calls them.
  */
 const STORE_MODULES: readonly RegExp[] = [
-  /^runtime\/store\/[^/]+\.ts$/,
+  /^[a-z]+\/[^/]+-store\.ts$/,
   /^runtime\/migrations\.ts$/,
   /^runtime\/database\.ts$/,
-  /^workflow\/[^/]+-store\.ts$/,
   /^workflow\/result-writer\.ts$/,
   /^workflow\/inbox-writes\.ts$/,
 ];

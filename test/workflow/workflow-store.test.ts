@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { workflowDefinitionSchema } from "../../contracts/workflow-definition.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { upsertTenant } from "../../identity/tenant-store.ts";
+import { upsertUser } from "../../identity/user-store.ts";
 import { loadConfig } from "../../runtime/config.ts";
 import { type Database, openDatabase } from "../../runtime/database.ts";
 import { migrate } from "../../runtime/migrations.ts";
-import { upsertTenant } from "../../runtime/store/tenants.ts";
-import { upsertUser } from "../../runtime/store/users.ts";
 import {
   deployVersion,
   type StartableApp,

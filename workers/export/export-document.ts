@@ -12,8 +12,8 @@ import {
   type ExportResult,
   MAX_IMAGE_PAGES,
 } from "../../contracts/export.ts";
+import type { TemplateSource } from "../../exports/template-source.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import type { TemplateSource } from "../../runtime/template-source.ts";
 import { type DocumentThreads, ownBuffer } from "../document-thread.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { type ArchiveLimits, checkArchive } from "./archive-limits.ts";

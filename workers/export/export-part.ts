@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { jobCatalogue } from "../../contracts/jobs.ts";
-import { TemplateSource } from "../../runtime/template-source.ts";
+import { TemplateSource } from "../../exports/template-source.ts";
 import { DocumentThreads } from "../document-thread.ts";
 import { loadedOnFirstJob, workerPart } from "../worker-part.ts";
 import { OfficeConverter } from "./office-converter.ts";

@@ -1,9 +1,9 @@
+import { queueFeedRun } from "../../directory/feed-run-store.ts";
+import { claimDueFeeds, enqueueFeedSync } from "../../directory/feed-store.ts";
 import type { JobClient } from "../../runtime/broker/job-client.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
-import { queueFeedRun } from "../../runtime/store/feed-runs.ts";
-import { claimDueFeeds, enqueueFeedSync } from "../../runtime/store/feeds.ts";
 
 /** How often feed workers look for feeds whose scheduled time has come. */
 export const FEED_SCHEDULE_TICK_MS = 5_000;

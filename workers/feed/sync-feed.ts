@@ -4,9 +4,7 @@ import {
   type FeedEntity,
   type FeedSyncJob,
 } from "../../contracts/feed.ts";
-import { type Sql, transaction } from "../../runtime/database.ts";
-import type { Logger } from "../../runtime/logger.ts";
-import { analyzeDirectory, mergeFeed } from "../../runtime/store/feed-merge.ts";
+import { analyzeDirectory, mergeFeed } from "../../directory/feed-merge-store.ts";
 import {
   abandonFeedRun,
   beatFeedRun,
@@ -19,14 +17,16 @@ import {
   startFeedRun,
   startQueuedFeedRun,
   succeedFeedRun,
-} from "../../runtime/store/feed-runs.ts";
-import { clearStage, FeedStage } from "../../runtime/store/feed-stage.ts";
+} from "../../directory/feed-run-store.ts";
+import { clearStage, FeedStage } from "../../directory/feed-stage-store.ts";
 import {
   type FeedSettings,
   feedSettings,
   scheduleFeedRetry,
   setFeedSyncedSince,
-} from "../../runtime/store/feeds.ts";
+} from "../../directory/feed-store.ts";
+import { type Sql, transaction } from "../../runtime/database.ts";
+import type { Logger } from "../../runtime/logger.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { FeedFormatError, feedEntities } from "./feed-response-stream.ts";
 import { readFeedRow } from "./feed-rows.ts";

@@ -1,8 +1,8 @@
+import { takeUnusedBlobs } from "../../files/file-store.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import { takeUnusedBlobs } from "../../runtime/store/files.ts";
 
 const BATCH = 500;
 

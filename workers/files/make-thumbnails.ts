@@ -1,8 +1,8 @@
 import sharp, { type Sharp } from "sharp";
 import { thumbSize } from "../../contracts/files.ts";
+import { fileById, recordThumb } from "../../files/file-store.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import { fileById, recordThumb } from "../../runtime/store/files.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 
 export interface ThumbnailDeps {

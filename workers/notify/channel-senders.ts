@@ -1,5 +1,5 @@
 import type { BootstrapChannel } from "../../contracts/bootstrap.ts";
-import { loadChannel } from "../../runtime/channel-plugins.ts";
+import { loadChannel } from "../../notifications/channel-plugins.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { GatedSender } from "./gated-sender.ts";
 

@@ -5,7 +5,6 @@ import {
   type NotificationEnterprise,
   type NotificationUser,
 } from "../../contracts/notification.ts";
-import { retryWhileUnavailable, type Sql } from "../../runtime/database.ts";
 import {
   type ClaimedTask,
   claimDeliveryTasks,
@@ -16,7 +15,8 @@ import {
   releaseTaskLeases,
   reopenFailedTasks,
   type TaskOutcome,
-} from "../../runtime/store/delivery-tasks.ts";
+} from "../../notifications/delivery-task-store.ts";
+import { retryWhileUnavailable, type Sql } from "../../runtime/database.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { appLegOf, appLegOver, bothLegs } from "./app-sms-fallback.ts";
 import type { GatedSender, SendSlot } from "./gated-sender.ts";

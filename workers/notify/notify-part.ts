@@ -6,12 +6,12 @@ import { startPendingSweeper } from "./pending-sweeper.ts";
 /** Notification deliveries on every channel, and the sweep of tasks whose job was lost. */
 export const notifyPart = workerPart({
   jobs: ["notifyEmail", "notifySms", "notifyApp", "notifyMsgappTemplate", "notifyExternal"],
-  async start({ config, platform }) {
+  async start({ config, platform, channels }) {
     const { db, broker, jobs, log } = platform;
     // A replaced sender stays open as long as a send it started may take.
     const senders = new ChannelSenders(log, config.notify.sendTimeoutMs);
-    await senders.start(platform.channels.list);
-    platform.channels.follow((channels) => senders.update(channels));
+    await senders.start(channels.list);
+    channels.follow((list) => senders.update(list));
     // A lease outlives the job's timeout, so a send still running after it cannot be doubled.
     const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
     const deliver = deliverTasks({ sql: db.sql, senders, leaseSeconds });

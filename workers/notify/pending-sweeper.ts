@@ -1,10 +1,10 @@
 import type { Broker } from "../../contracts/broker.ts";
 import { deliveryJobs } from "../../contracts/jobs.ts";
+import { failExhaustedTasks, takeLostTasks } from "../../notifications/delivery-task-store.ts";
 import type { JobClient } from "../../runtime/broker/job-client.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
-import { failExhaustedTasks, takeLostTasks } from "../../runtime/store/delivery-tasks.ts";
 
 const BATCH = 500;
 

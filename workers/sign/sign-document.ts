@@ -2,7 +2,7 @@ import { ErrorCode, isPlatformError } from "../../contracts/errors.ts";
 import type { SignJob, SignResult } from "../../contracts/signature.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import { readSealImage } from "../../runtime/store/seals.ts";
+import { readSealImage } from "../../seals/seal-store.ts";
 import { type DocumentThreads, ownBuffer } from "../document-thread.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import type { SealedPdf } from "./seal-pdf.ts";

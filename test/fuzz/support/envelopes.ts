@@ -1,7 +1,7 @@
 import { ErrorCode } from "../../../contracts/errors.ts";
 import { WORKFLOW_ERRNO, type WorkflowErrorCode } from "../../../contracts/workflow-errors.ts";
 import { errorMapping } from "../../../gateway/error-envelope.ts";
-import { OAUTH_ERROR_CODES } from "../../../gateway/oauth/oauth-errors.ts";
+import { OAUTH_ERROR_CODES } from "../../../identity/oauth-errors.ts";
 import type { FuzzRequest, FuzzResponse } from "./http-client.ts";
 
 /**

@@ -207,9 +207,9 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       },
       channel,
       async registeredRoutes() {
-        const deps = running.running.platform;
-        const oauth = await createOAuthServices(deps);
-        return createGateway({ ...deps, oauth, draining: { value: false } }).app.routes;
+        const { platform, channels } = running.running;
+        const oauth = await createOAuthServices(platform);
+        return createGateway({ ...platform, channels, oauth, draining: { value: false } }).app.routes;
       },
       async stop() {
         await running.stop();

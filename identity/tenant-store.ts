@@ -1,0 +1,63 @@
+import type { BootstrapTenant, WorkflowReminder } from "../contracts/bootstrap.ts";
+import type { Queryable } from "../runtime/database.ts";
+
+export interface Tenant {
+  id: string;
+  domain: string;
+  name: string;
+}
+
+/** Creates the tenant or brings it up to date, by its domain; untouched rows keep their timestamps. */
+export async function upsertTenant(sql: Queryable, tenant: BootstrapTenant): Promise<Tenant> {
+  const settings = tenant.workflow ? { workflow: tenant.workflow } : {};
+  const [row] = await sql<Tenant[]>`
+    insert into tenants (domain, name, style, logo, banner, copyright, settings)
+    values (${tenant.domain}, ${tenant.name}, ${tenant.style ?? null}, ${tenant.logo ?? null},
+            ${tenant.banner ?? null}, ${tenant.copyright ?? null}, ${sql.json(settings as never)})
+    on conflict (domain) do update set
+      name = excluded.name, style = excluded.style, logo = excluded.logo,
+      banner = excluded.banner, copyright = excluded.copyright, settings = excluded.settings, updated_at = now()
+    where (tenants.name, tenants.style, tenants.logo, tenants.banner, tenants.copyright, tenants.settings)
+      is distinct from (excluded.name, excluded.style, excluded.logo, excluded.banner, excluded.copyright, excluded.settings)
+    returning id, domain, name`;
+  return row ?? (await tenantByDomain(sql, tenant.domain))!;
+}
+
+/** The tenant's workflow reminder (spec 001 4.9), or undefined when its settings give none. */
+export async function tenantReminder(
+  sql: Queryable,
+  tenantId: string,
+): Promise<WorkflowReminder | undefined> {
+  const [row] = await sql<{ reminder: WorkflowReminder | null }[]>`
+    select settings->'workflow'->'reminder' as reminder from tenants where id = ${tenantId}`;
+  return row?.reminder ?? undefined;
+}
+
+export async function tenantByDomain(sql: Queryable, domain: string): Promise<Tenant | undefined> {
+  const [row] = await sql<Tenant[]>`select id, domain, name from tenants where domain = ${domain}`;
+  return row;
+}
+
+/** A tenant as operators read it: every field its bootstrap entry sets, and when it was written. */
+export interface TenantRecord extends Tenant {
+  style: string | null;
+  logo: string | null;
+  banner: string | null;
+  copyright: string | null;
+  settings: { workflow?: { reminder?: WorkflowReminder } };
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** At most `limit` tenants by domain, those after the domain `after` when given. */
+export async function tenantPage(
+  sql: Queryable,
+  after: string | null,
+  limit: number,
+): Promise<TenantRecord[]> {
+  return sql<TenantRecord[]>`
+    select id, domain, name, style, logo, banner, copyright, settings,
+           created_at as "createdAt", updated_at as "updatedAt"
+    from tenants ${after === null ? sql`` : sql`where domain > ${after}`}
+    order by domain limit ${limit}`;
+}
