@@ -12,13 +12,16 @@ export const CODE_FOLDERS: readonly string[] = PROJECT_FOLDERS.filter(
   (folder) => folder !== "test" && folder !== "bench",
 );
 
-/** The capabilities' homes: each holds one capability's rules and statements (README, code layout). */
+/**
+ * The capabilities' homes, each holding one capability's rules and statements (README, code
+ * layout), in the order they may import each other: each only those before it.
+ */
 export const CAPABILITIES = [
   "identity",
   "directory",
+  "files",
   "notifications",
   "seals",
-  "files",
   "exports",
   "workflow",
 ] as const;
