@@ -3,6 +3,9 @@ import type { Context, Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
 import { SealCache } from "../seals/seal-cache.ts";
+import type { ProcessDeps } from "../workflow/process-service.ts";
+import { StartableApps } from "../workflow/startable-apps.ts";
+import { WorkflowTenants } from "../workflow/workflow-tenants.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
@@ -38,12 +41,12 @@ import { userRoutes } from "./routes/user-routes.ts";
 import { workflowAdminReadRoutes } from "./routes/workflow-admin-read-routes.ts";
 import { workflowAdminRoutes } from "./routes/workflow-admin-routes.ts";
 import { workflowAppRoutes } from "./routes/workflow-app-routes.ts";
+import { workflowDataRoutes } from "./routes/workflow-data-routes.ts";
 import { workflowInboxRoutes } from "./routes/workflow-inbox-routes.ts";
 import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
 import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
+import { workflowTaskRoutes } from "./routes/workflow-task-routes.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
-import { StartableApps } from "./workflow/startable-apps.ts";
-import { WorkflowTenants } from "./workflow/workflow-tenant.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(issues: readonly ValidationIssue[]): PlatformError {
@@ -68,13 +71,22 @@ function workflowApi(
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
   api.route("/", tripleRoutes(deps, tenants, mode));
-  api.route("/", workflowProcessRoutes(deps, tenants, apps, mode));
+  const processes: ProcessDeps = {
+    sql: deps.db.sql,
+    apps,
+    taskLinks: deps.oauth.taskLinks,
+    apiBase: `${deps.config.http.publicUrl}${mode.base}`,
+    jsonMaxDepth: deps.config.http.jsonMaxDepth,
+  };
+  api.route("/", workflowProcessRoutes(deps, tenants, processes, mode));
+  api.route("/", workflowTaskRoutes(deps, tenants, processes, mode));
   api.route("/", entrustRoutes(deps, tenants, mode));
   api.route("/", thingRoutes(deps, tenants, mode));
   api.route("/", workflowAppRoutes(deps, tenants, mode));
   api.route("/", workflowInboxRoutes(deps, tenants, mode));
-  // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
   api.route("/", workflowListRoutes(deps, tenants, mode));
+  // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
+  api.route("/", workflowDataRoutes(deps, tenants, mode));
   api.route("/", positionRoutes(deps, tenants, mode));
   return api;
 }

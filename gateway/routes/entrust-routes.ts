@@ -1,14 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
-import { deleteEntrustments, entrustmentsOf, putEntrustment } from "../../workflow/entrustment-store.ts";
+import { delegate, delegationsOf, endDelegation } from "../../workflow/delegations.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
-import { ownAppId } from "../workflow/own-workflow.ts";
-import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
-import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const entrustmentSchema = z
   .object({
@@ -24,52 +19,21 @@ const userParam = z.object({ id: z.string().min(1).max(360) });
 const pairParam = userParam.extend({ other: z.string().min(1).max(360) });
 const unixSeconds = z.coerce.number().int().min(0).max(253_402_300_799);
 
-/** The user a path names; a user token names only its own user. */
-async function pathUser(deps: GatewayDeps, caller: WorkflowCaller, id: string): Promise<string> {
-  const userId = await namedUser(deps.db.sql, caller.tenantId, id);
-  if (!caller.sys && userId !== caller.userId) {
-    throw new WorkflowRefusal(
-      "NOT_YOUR_OWN",
-      "a user token reads and changes its own user's delegations only",
-    );
-  }
-  return userId;
-}
-
 /**
- * Spec 001 10.x: delegation. `entrustees` of a user are the users who handle the user's tasks for
- * a while (of one app, or of every app); `entrusters` those whose tasks the user handles. A user
- * token delegates its own user's work; a sys token anyone's of its tenant.
+ * Spec 001 10.x: delegation, both ways: the users a user entrusts with their tasks, and those who
+ * entrust the user with theirs.
  */
-/**
- * The workflow a delegation names: `app` when given, every app without it. A Workflow application's
- * token names its own workflow only, and without `app` means it.
- */
-async function delegationAppId(
-  sql: Queryable,
-  caller: WorkflowCaller,
-  app?: string,
-): Promise<string | undefined> {
-  const named = app ? await workflowAppByIdOrCode(sql, caller.tenantId, app) : undefined;
-  if (app && !named) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${app}`);
-  const own = await ownAppId(sql, caller);
-  if (!own) return named?.id;
-  if (named && named.id !== own)
-    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token delegates its own workflow only");
-  return own;
-}
-
 export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const operation = workflowOperationsOn(app, deps, tenants, mode);
   for (const relationship of ["entrusters", "entrustees"] as const) {
     const name = relationship === "entrusters" ? "Entrusters" : "Entrustees";
-    /** Who entrusts whom, for a path `/user/{id}/{relationship}/{other}`. */
-    const pair = (user: string, other: string) =>
-      relationship === "entrustees"
-        ? { entruster: user, entrustee: other }
-        : { entruster: other, entrustee: user };
+    const pathOf = (params: { id: string; other: string }) => ({
+      relationship,
+      user: params.id,
+      other: params.other,
+    });
 
     operation(
       {
@@ -88,13 +52,7 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
         entityName: "Entrust",
       },
       async (_c, caller, { params }) => {
-        const user = await pathUser(deps, caller, params.id);
-        const all = await entrustmentsOf(sql, caller.tenantId, caller.test, user, relationship);
-        // A Workflow application's token sees the delegations that reach its workflow.
-        const own = await ownAppId(sql, caller);
-        const entrustments = own
-          ? all.filter((entrustment) => [undefined, own].includes(entrustment.app?.id))
-          : all;
+        const entrustments = await delegationsOf(sql, caller, params.id, relationship);
         return { entities: entrustments, total: entrustments.length };
       },
     );
@@ -118,30 +76,9 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
         entity: entrustmentSchema,
         entityName: "Entrust",
       },
-      async (_c, caller, { params, parameters }) => {
-        const user = await pathUser(deps, caller, params.id);
-        const other = await namedUser(sql, caller.tenantId, params.other);
-        const { entruster, entrustee } = pair(user, other);
-        if (!caller.sys && entruster !== caller.userId) {
-          throw new WorkflowRefusal("NOT_YOUR_OWN", "a user delegates their own work only");
-        }
-        if (entruster === entrustee)
-          throw new WorkflowRefusal("DATA_INVALID", "a user cannot entrust themselves");
-        const from = parameters.from ?? Math.floor(Date.now() / 1000);
-        if (from >= parameters.to) throw new WorkflowRefusal("DATA_INVALID", "to: after from");
-        const appId = await delegationAppId(sql, caller, parameters.app);
-        const saved = await putEntrustment(
-          sql,
-          caller.tenantId,
-          caller.test,
-          entruster,
-          entrustee,
-          appId ?? null,
-          from,
-          parameters.to,
-        );
-        return { entities: [saved] };
-      },
+      async (_c, caller, { params, parameters }) => ({
+        entities: [await delegate(sql, caller, pathOf(params), parameters)],
+      }),
     );
 
     operation(
@@ -158,25 +95,10 @@ export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode:
         entity: entrustmentSchema,
         entityName: "Entrust",
       },
-      async (_c, caller, { params, parameters }) => {
-        const user = await pathUser(deps, caller, params.id);
-        const other = await namedUser(sql, caller.tenantId, params.other);
-        const { entruster, entrustee } = pair(user, other);
-        if (!caller.sys && entruster !== caller.userId) {
-          throw new WorkflowRefusal("NOT_YOUR_OWN", "a user ends their own delegations only");
-        }
-        const appId = await delegationAppId(sql, caller, parameters.app);
-        const ended = await deleteEntrustments(
-          sql,
-          caller.tenantId,
-          caller.test,
-          entruster,
-          entrustee,
-          appId,
-        );
-        if (ended === 0) throw new WorkflowRefusal("ENTRUST_NOT_FOUND", "no such delegation");
-        return { entities: [], total: ended };
-      },
+      async (_c, caller, { params, parameters }) => ({
+        entities: [],
+        total: await endDelegation(sql, caller, pathOf(params), parameters.app),
+      }),
     );
   }
   return app;

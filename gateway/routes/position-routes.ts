@@ -8,6 +8,7 @@ import {
   searchUsers,
   userIdByCode,
 } from "../../directory/position-store.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
@@ -16,7 +17,6 @@ import { documentedParameters, pageParameters, parseParameters } from "../workfl
 import { requestParameters } from "../workflow/request-parameters.ts";
 import { heldPositionSchema, tripleUserSchema } from "../workflow/triple-schemas.ts";
 import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const domainParameter = { domain: z.string().max(253).optional() };
 const grantParameters = z.object({

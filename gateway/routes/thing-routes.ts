@@ -1,14 +1,10 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import { processByRef } from "../../workflow/process-store.ts";
-import { taskViewById } from "../../workflow/process-views.ts";
-import { createPickup, pickupByCode, thingByCode, thingTasks } from "../../workflow/thing-store.ts";
+import { newPickup, tasksWaitingFor, thing, usablePickup } from "../../workflow/things.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
-import { ownAppId } from "../workflow/own-workflow.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { taskSchema } from "../workflow/workflow-schemas.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const thingSchema = z.object({ id: z.uuid(), code: z.string(), name: z.string() }).openapi("Thing");
 const pickupSchema = z
@@ -21,8 +17,6 @@ const pickupSchema = z
   })
   .openapi("Pickup");
 const codeParam = z.object({ code: z.string().min(1).max(200) });
-/** A pickup code lasts a week unless the caller says otherwise. */
-const DEFAULT_PICKUP_SECONDS = 7 * 24 * 3600;
 
 /**
  * Spec 001 11.x and 3.5: items to collect. A step that `requiresThing` is handled by naming the item
@@ -53,17 +47,9 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entity: pickupSchema,
       entityName: "Pickup",
     },
-    async (_c, caller, { params, parameters }) => {
-      const now = Math.floor(Date.now() / 1000);
-      const expire = parameters.expire ?? now + DEFAULT_PICKUP_SECONDS;
-      if (expire <= now) throw new WorkflowRefusal("DATA_INVALID", "expire: a time to come");
-      const thing = { code: params.code, name: parameters.name };
-      return {
-        entities: [
-          await createPickup(sql, caller.tenantId, caller.test, thing, caller.userId ?? null, expire),
-        ],
-      };
-    },
+    async (_c, caller, { params, parameters }) => ({
+      entities: [await newPickup(sql, caller, params.code, parameters)],
+    }),
   );
 
   operation(
@@ -79,11 +65,7 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entity: thingSchema,
       entityName: "Thing",
     },
-    async (_c, caller, { params }) => {
-      const thing = await thingByCode(sql, caller.tenantId, caller.test, params.code);
-      if (!thing) throw new WorkflowRefusal("THING_NOT_FOUND", `no item ${params.code}`);
-      return { entities: [thing] };
-    },
+    async (_c, caller, { params }) => ({ entities: [await thing(sql, caller, params.code)] }),
   );
 
   operation(
@@ -100,10 +82,8 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entityName: "Pickup",
     },
     async (_c, caller, { params }) => {
-      const pickup = await pickupByCode(sql, caller.tenantId, caller.test, params.pickup);
-      if (!pickup) throw new WorkflowRefusal("PICKUP_NOT_FOUND", `no pickup code ${params.pickup}`);
-      const usable = pickup.usedTime === null && pickup.expireTime > Date.now() / 1000;
-      return { entities: usable ? [pickup] : [], total: usable ? 1 : 0 };
+      const pickup = await usablePickup(sql, caller, params.pickup);
+      return { entities: pickup ? [pickup] : [], total: pickup ? 1 : 0 };
     },
   );
 
@@ -122,27 +102,8 @@ export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: W
       entityName: "ThingTask",
     },
     async (_c, caller, { params }) => {
-      const rows = await thingTasks(
-        sql,
-        caller.tenantId,
-        caller.test,
-        params.code,
-        caller.userId!,
-        await ownAppId(sql, caller),
-      );
-      const entities = [];
-      for (const row of rows) {
-        const process = await processByRef(sql, caller.tenantId, caller.test, { id: row.processId });
-        if (!process) continue;
-        const task = await taskViewById(sql, process, row.taskId, {
-          apiBase,
-          showHidden: false,
-          includeExecutors: false,
-          includeAncestors: false,
-        });
-        entities.push({ ...task, collect: row.collect });
-      }
-      return { entities, total: entities.length };
+      const tasks = await tasksWaitingFor(sql, caller, params.code, apiBase);
+      return { entities: tasks, total: tasks.length };
     },
   );
   return app;

@@ -10,6 +10,7 @@ import {
   removeTriple,
   type TripleType,
 } from "../../directory/triple-store.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
@@ -25,7 +26,6 @@ import {
 import { requestParameters } from "../workflow/request-parameters.ts";
 import { tripleEntrySchema } from "../workflow/triple-schemas.ts";
 import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const TYPES = ["user", "dept", "post"] as const;
 const LISTS = { users: "user", depts: "dept", posts: "post" } as const;

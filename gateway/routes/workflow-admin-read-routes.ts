@@ -1,19 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
 import {
+  tenantWorkflowApps,
+  VERSIONS_SHOWN,
   type VersionSummary,
-  versionSummaries,
   type WorkflowApp,
-  workflowAppPage,
-} from "../../workflow/app-store.ts";
+} from "../../workflow/workflow-admin.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { appDescriptionFields } from "../workflow/workflow-schemas.ts";
-
-/** The newest versions shown of each app; `versionCount` tells how many it has in all. */
-const VERSIONS_SHOWN = 50;
 
 const versionSchema = z
   .object({
@@ -72,22 +67,8 @@ export function workflowAdminReadRoutes(deps: GatewayDeps) {
     async (c) => {
       const { domain } = c.req.valid("param");
       const { limit, after } = c.req.valid("query");
-      const tenant = await tenantByDomain(sql, domain);
-      if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
       const [from = null] = afterKey(after, 1) ?? [];
-      const apps = await workflowAppPage(sql, tenant.id, from, limit + 1);
-      const shown = apps.slice(0, limit);
-      const versions = await versionSummaries(
-        sql,
-        shown.map((row) => row.id),
-        VERSIONS_SHOWN,
-      );
-      const versionsOf = new Map<string, VersionSummary[]>();
-      for (const version of versions) {
-        const own = versionsOf.get(version.appId);
-        if (own) own.push(version);
-        else versionsOf.set(version.appId, [version]);
-      }
+      const { apps, versionsOf } = await tenantWorkflowApps(sql, domain, from, limit);
       const view = (row: WorkflowApp): z.infer<typeof appSchema> => {
         const { tenantId: _tenant, createdAt, ...fields } = row;
         const own = versionsOf.get(row.id) ?? [];

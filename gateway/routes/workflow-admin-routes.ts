@@ -1,10 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
-import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
-import { transaction } from "../../runtime/database.ts";
-import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
-import { deployWorkflow } from "../../workflow/workflow-deployment.ts";
+import { deployTenantWorkflow } from "../../workflow/workflow-admin.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 
@@ -46,19 +42,9 @@ export function workflowAdminRoutes(deps: GatewayDeps) {
     async (c) => {
       const { domain, code } = c.req.valid("param");
       const { app: fields, ...version } = c.req.valid("json");
-      const tenant = await tenantByDomain(deps.db.sql, domain);
-      if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
-      const deployed = await transaction(deps.db.sql, async (tx) => {
-        const existing = await workflowAppByIdOrCode(tx, tenant.id, code);
-        const name = fields?.name ?? existing?.name ?? code;
-        return deployWorkflow(tx, tenant.id, { ...fields, code, name, versions: [version] });
-      });
-      await deps.db.changes.announce({ kind: "workflow-app", tenantId: tenant.id });
-      const [first] = deployed.versions;
-      return c.json(
-        { app: deployed.app.id, version: first!.id, number: first!.number, created: first!.created },
-        200,
-      );
+      const deployed = await deployTenantWorkflow(deps.db, domain, code, fields, version);
+      const { id, number, created } = deployed.version;
+      return c.json({ app: deployed.app.id, version: id, number, created }, 200);
     },
   );
   return app;

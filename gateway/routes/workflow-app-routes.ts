@@ -1,21 +1,10 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import { type Queryable, transaction } from "../../runtime/database.ts";
-import {
-  appRatings,
-  setVersionOnline,
-  updateWorkflowAppSettings,
-  versionsOf,
-  type WorkflowApp,
-  type WorkflowVersion,
-  workflowAppByIdOrCode,
-} from "../../workflow/app-store.ts";
+import { appDetails, changeApp } from "../../workflow/app-administration.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter } from "../workflow/directory-parameters.ts";
-import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
-import type { WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const versionSchema = z
   .object({
@@ -43,66 +32,6 @@ const appSchema = z
   .openapi("WorkflowApp");
 const idcParam = z.object({ idc: z.string().min(1).max(64) });
 
-function online(version: WorkflowVersion, test: boolean): boolean {
-  return test ? version.onlineTest : version.onlineFormal;
-}
-
-function versionView(version: WorkflowVersion, test: boolean, current: WorkflowVersion | undefined) {
-  return {
-    id: version.id,
-    name: version.name,
-    number: version.number,
-    current: version.id === current?.id,
-    online: online(version, test),
-    schema: version.definition.schema,
-  };
-}
-
-/** Spec 001's `app`, with the version 4.1 asks for (the current one by default) and, if asked, every version. */
-async function appView(
-  sql: Queryable,
-  publicUrl: string,
-  app: WorkflowApp,
-  caller: WorkflowCaller,
-  options: { version?: string | undefined; includeVersions: boolean },
-) {
-  const versions = await versionsOf(sql, app.id);
-  // The newest version online for the data mode is the one a start uses.
-  const current = versions.find((version) => online(version, caller.test));
-  const chosen = options.version
-    ? versions.find((version) => version.id === options.version || String(version.number) === options.version)
-    : current;
-  if (options.version && !chosen)
-    throw new WorkflowRefusal("VERSION_NOT_FOUND", `no version ${options.version} of ${app.code}`);
-  const { rating, rated } = await appRatings(sql, app.id, caller.test);
-  return {
-    id: app.id,
-    name: app.name,
-    uri: `${publicUrl}${caller.test ? "/apis/v2d" : "/apis/v2"}/app/${app.code}`,
-    code: app.code,
-    abbreviation: app.abbreviation,
-    description: app.description,
-    tags: app.tags,
-    icon: app.icon,
-    palette: app.palette,
-    department: app.department,
-    contact: app.contact,
-    recommend: app.recommendation,
-    rating,
-    rated,
-    visible: app.visible,
-    ready: app.ready && current !== undefined,
-    system: "",
-    currentVersion: chosen ? versionView(chosen, caller.test, current) : null,
-    versions: options.includeVersions
-      ? versions.map((version) => versionView(version, caller.test, current))
-      : undefined,
-  };
-}
-
-/** 4.2's parameters that are the app's own rather than a data mode's. */
-const APP_WIDE_SETTINGS = ["ready", "visible", "recommendation", "department", "contact"] as const;
-
 /**
  * Spec 001 4.1 and 4.2: a workflow app's administration data, and taking its versions on and off
  * line. Changing an app is for sys tokens: users become administrators of apps through the access
@@ -112,13 +41,7 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const operation = workflowOperationsOn(app, deps, tenants, mode);
-  const findApp = async (db: Queryable, caller: WorkflowCaller, idc: string) => {
-    const found = await workflowAppByIdOrCode(db, caller.tenantId, idc);
-    if (!found || (caller.workflowCode && found.code !== caller.workflowCode)) {
-      throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${idc}`);
-    }
-    return found;
-  };
+  const { publicUrl } = deps.config.http;
 
   operation(
     {
@@ -138,14 +61,9 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
       entity: appSchema,
       entityName: "App",
     },
-    async (_c, caller, { params, parameters }) => {
-      const found = await findApp(sql, caller, params.idc);
-      const view = await appView(sql, deps.config.http.publicUrl, found, caller, {
-        version: parameters.version,
-        includeVersions: parameters.includeVersions ?? false,
-      });
-      return { entities: [view] };
-    },
+    async (_c, caller, { params, parameters }) => ({
+      entities: [await appDetails(sql, publicUrl, caller, params.idc, parameters)],
+    }),
   );
 
   operation(
@@ -172,37 +90,9 @@ export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, m
       entity: appSchema,
       entityName: "App",
     },
-    async (_c, caller, { params, parameters }) => {
-      if (!caller.sys)
-        throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user administers no workflow app");
-      // The app's settings hold for both data modes: test data must not change formal work.
-      const shared = APP_WIDE_SETTINGS.find((name) => caller.test && parameters[name] !== undefined);
-      if (shared)
-        throw new WorkflowRefusal(
-          "DATA_INVALID",
-          `${shared}: the app's settings are changed through /apis/v2`,
-        );
-      const changed = await transaction(sql, async (tx) => {
-        const found = await findApp(tx, caller, params.idc);
-        const test = caller.test || (parameters.beta ?? false);
-        for (const [versionId, isOnline] of [
-          [parameters.online, true],
-          [parameters.offline, false],
-        ] as const) {
-          if (versionId && !(await setVersionOnline(tx, found.id, versionId, test, isOnline))) {
-            throw new WorkflowRefusal("VERSION_NOT_FOUND", `no version ${versionId} of ${found.code}`);
-          }
-        }
-        const updated = await updateWorkflowAppSettings(tx, found.id, parameters);
-        return {
-          entities: [
-            await appView(tx, deps.config.http.publicUrl, updated, caller, { includeVersions: true }),
-          ],
-        };
-      });
-      await deps.db.changes.announce({ kind: "workflow-app", tenantId: caller.tenantId });
-      return changed;
-    },
+    async (_c, caller, { params, parameters }) => ({
+      entities: [await changeApp(deps.db, publicUrl, caller, params.idc, parameters)],
+    }),
   );
   return app;
 }

@@ -1,17 +1,12 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import { processList, readAllCopies, todoList } from "../../workflow/inbox-store.ts";
-import { processListViews, todoViews } from "../../workflow/inbox-views.ts";
-import { PROCESS_CATEGORIES, type ProcessCategory, processFilters } from "../../workflow/list-filters.ts";
-import { profiles } from "../../workflow/process-views.ts";
+import { type InboxDeps, processesOf, readEveryCopy, todoTasks } from "../../workflow/inbox.ts";
+import { PROCESS_CATEGORIES, type ProcessCategory } from "../../workflow/list-filters.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
-import { ownAppId } from "../workflow/own-workflow.ts";
-import type { WorkflowCaller } from "../workflow/workflow-access.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
-import { namedUser, type WorkflowTenants } from "../workflow/workflow-tenant.ts";
 
 const inboxProcessSchema = z
   .object({
@@ -93,8 +88,7 @@ const CATEGORY_SUMMARY: Record<ProcessCategory, string> = {
  */
 export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const sql = deps.db.sql;
-  const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
+  const inbox: InboxDeps = { sql: deps.db.sql, apiBase: `${deps.config.http.publicUrl}${mode.base}` };
   const operation = workflowOperationsOn(app, deps, tenants, mode);
 
   for (const sysForm of [false, true]) {
@@ -102,17 +96,8 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
     const label = sysForm ? " (sys form: a user of the tenant, by account or id)" : "";
     const whose = sysForm ? "User" : "My";
     const params = sysForm ? userParam : undefined;
-    /** The user a list is about: the user token's own, or the one the sys form's path names. */
-    const subject = (caller: WorkflowCaller, input: { params: object }) =>
-      sysForm
-        ? namedUser(sql, caller.tenantId, (input.params as { userId: string }).userId)
-        : Promise.resolve(caller.userId!);
-    const scopeOf = (caller: WorkflowCaller, userId: string) => ({
-      tenantId: caller.tenantId,
-      test: caller.test,
-      userId,
-      appCode: caller.workflowCode,
-    });
+    const named = (input: { params: object }) =>
+      sysForm ? (input.params as { userId: string }).userId : undefined;
 
     operation(
       {
@@ -134,19 +119,15 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
         entityName: "Task",
       },
       async (_c, caller, input) => {
-        const userId = await subject(caller, input);
         const { parameters } = input;
-        const [{ total, tasks }, people] = await Promise.all([
-          todoList(sql, scopeOf(caller, userId), {
-            entrust: parameters.entrust ?? false,
-            sep: parameters.sep,
-            thing: parameters.thing,
-            start: parameters.start,
-            limit: parameters.limit,
-          }),
-          profiles(sql, [userId]),
-        ]);
-        return { entities: await todoViews(sql, tasks, apiBase, people.get(userId) ?? null), total };
+        const { total, tasks } = await todoTasks(inbox, caller, named(input), {
+          entrust: parameters.entrust ?? false,
+          sep: parameters.sep,
+          thing: parameters.thing,
+          start: parameters.start,
+          limit: parameters.limit,
+        });
+        return { entities: tasks, total };
       },
     );
 
@@ -167,10 +148,8 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
           entityName: "Process",
         },
         async (_c, caller, input) => {
-          const filters = processFilters(input.parameters);
-          const userId = await subject(caller, input);
-          const { total, processes } = await processList(sql, scopeOf(caller, userId), category, filters);
-          return { entities: await processListViews(sql, processes, apiBase), total };
+          const list = await processesOf(inbox, caller, named(input), category, input.parameters);
+          return { entities: list.processes, total: list.total };
         },
       );
     }
@@ -190,11 +169,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
       entity: z.number().int(),
       entityName: "integer",
     },
-    async (_c, caller) => {
-      if (!caller.userId) throw new WorkflowRefusal("USER_NOT_FOUND", "a user token names the user");
-      const read = await readAllCopies(sql, caller.tenantId, caller.userId, await ownAppId(sql, caller));
-      return { entities: [read] };
-    },
+    async (_c, caller) => ({ entities: [await readEveryCopy(inbox.sql, caller)] }),
   );
   return app;
 }

@@ -91,3 +91,9 @@ export function documentedParameters(schema: z.ZodObject, name: string) {
     },
   };
 }
+
+/** The `{id}` of a process (serial number or id) or a task in a path. */
+export const idParam = z.object({ id: z.string().min(1).max(64) });
+
+/** Users named by account or id, comma separated. */
+export const usersParameter = listParameter(/,/, 200, 360);

@@ -5,7 +5,6 @@ import type { AccessClaims } from "../../identity/access-tokens.ts";
 import { missingToken, refusedToken } from "../../identity/token-refusals.ts";
 import { isTaskLink, type TaskLink } from "../../workflow/task-links.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import type { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** Spec 001's token column: u/s (either kind), `user` or `sys` only. */
 export type TokenKinds = "u/s" | "user" | "sys";
@@ -66,48 +65,5 @@ export function workflowToken(
     }
     c.set("token", claims);
     await next();
-  };
-}
-
-/** Who a workflow call acts for, in which tenant and data mode. */
-export interface WorkflowCaller {
-  token: AccessClaims;
-  tenantId: string;
-  test: boolean;
-  sys: boolean;
-  /** The user: a user token's own; for a sys token, the `userId` parameter's, when given. */
-  userId: string | undefined;
-  /** A Workflow application's own workflow: its token sees that workflow only. */
-  workflowCode: string | undefined;
-}
-
-/** Resolves the caller of a workflow operation from its token and `domain`/`userId` parameters. */
-export async function workflowCaller(
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
-  token: AccessClaims,
-  test: boolean,
-  parameters: { domain?: string | undefined; userId?: string | undefined },
-): Promise<WorkflowCaller> {
-  const sys = token.kind === "sys";
-  let tenantId: string;
-  let userId = sys ? undefined : token.userId;
-  // `*` names no one user: 4.5's `dismiss` takes it for every user.
-  if (sys && parameters.userId && parameters.userId !== "*") {
-    // A global application names a user as account@domain, which also names the tenant.
-    const named = await tenants.resolveCode(token, parameters.userId, parameters.domain);
-    tenantId = named.tenantId;
-    userId = await tenants.userId(tenantId, named.code);
-  } else {
-    tenantId = await tenants.resolve(token, parameters.domain);
-  }
-  const application = await deps.oauth.applications.get(token.clientId);
-  return {
-    token,
-    tenantId,
-    test,
-    sys,
-    userId,
-    workflowCode: application?.type === "workflow" ? (application.workflowCode ?? undefined) : undefined,
   };
 }

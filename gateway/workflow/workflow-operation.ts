@@ -1,14 +1,15 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { TaskLink } from "../../workflow/task-links.ts";
+import { type WorkflowCaller, workflowCaller } from "../../workflow/workflow-caller.ts";
+import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { pathValidatedRoute } from "../path-validated-route.ts";
 import { type WorkflowDataMode, workflowOperationId } from "./data-mode.ts";
 import { documentedParameters, parseParameters } from "./directory-parameters.ts";
 import { requestParameters } from "./request-parameters.ts";
-import { type TokenKinds, type WorkflowCaller, workflowCaller, workflowToken } from "./workflow-access.ts";
+import { type TokenKinds, workflowToken } from "./workflow-access.ts";
 import { workflowErrors, workflowResponse, workflowResponseSchema } from "./workflow-envelope.ts";
-import type { WorkflowTenants } from "./workflow-tenant.ts";
 
 /** Parameters every workflow operation takes: the tenant of a global application, the user of a sys token. */
 const callerParameters = {
@@ -133,7 +134,13 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
       domain?: string;
       userId?: string;
     };
-    const caller = await workflowCaller(deps, tenants, c.get("token"), mode.test, parameters);
+    const caller = await workflowCaller(
+      deps.oauth.applications,
+      tenants,
+      c.get("token"),
+      mode.test,
+      parameters,
+    );
     const result = await handler(c, caller, { params, parameters });
     if (result instanceof Response) return result;
     return c.json(workflowResponse(result.entities, result.total ?? 0), 200);

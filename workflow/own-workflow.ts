@@ -1,7 +1,7 @@
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { workflowAppByIdOrCode } from "../../workflow/app-store.ts";
-import type { WorkflowCaller } from "./workflow-access.ts";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import type { Queryable } from "../runtime/database.ts";
+import { workflowAppByIdOrCode } from "./app-store.ts";
+import type { WorkflowCaller } from "./workflow-caller.ts";
 
 /** The app a Workflow application's token is confined to, or undefined for other applications. */
 export async function ownAppId(sql: Queryable, caller: WorkflowCaller): Promise<string | undefined> {

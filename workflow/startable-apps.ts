@@ -1,7 +1,7 @@
-import { type ControlChanges, forgetOnChanges } from "../../runtime/control-changes.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { TtlCache } from "../../runtime/ttl-cache.ts";
-import { type StartableApp, startableApp } from "../../workflow/app-store.ts";
+import { type ControlChanges, forgetOnChanges } from "../runtime/control-changes.ts";
+import type { Queryable } from "../runtime/database.ts";
+import { TtlCache } from "../runtime/ttl-cache.ts";
+import { type StartableApp, startableApp } from "./app-store.ts";
 
 /**
  * How long an app is remembered without news of a change: changes are announced, so this only

@@ -1,11 +1,11 @@
-import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import { userIdsByCodes } from "../../directory/position-store.ts";
-import type { AccessClaims } from "../../identity/access-tokens.ts";
-import { type Tenant, tenantByDomain } from "../../identity/tenant-store.ts";
-import { type ControlChanges, forgetOnChanges } from "../../runtime/control-changes.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { TtlCache } from "../../runtime/ttl-cache.ts";
+import { ErrorCode, localizedError } from "../contracts/errors.ts";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import { userIdsByCodes } from "../directory/position-holders.ts";
+import type { AccessClaims } from "../identity/access-tokens.ts";
+import { type Tenant, tenantByDomain } from "../identity/tenants.ts";
+import { type ControlChanges, forgetOnChanges } from "../runtime/control-changes.ts";
+import type { Queryable } from "../runtime/database.ts";
+import { TtlCache } from "../runtime/ttl-cache.ts";
 
 /** Tenants change rarely; a renamed domain takes effect within this window. */
 const TENANT_CACHE_MS = 30_000;

@@ -1,0 +1,86 @@
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import type { Sql } from "../runtime/database.ts";
+import {
+  type ListScope,
+  permittedApps,
+  permittedProcesses,
+  ratedProcesses,
+  recommendedApps,
+  startableApps,
+} from "./app-list-store.ts";
+import type { AppAccess } from "./app-permission-store.ts";
+import { workflowAppByIdOrCode } from "./app-store.ts";
+import type { WorkflowCaller } from "./workflow-caller.ts";
+import { namedUser } from "./workflow-tenants.ts";
+
+export { APP_ACCESS } from "./app-permission-store.ts";
+
+/** What the app lists work with: the database and the API base their `uri`s are written under. */
+export interface ListDeps {
+  sql: Sql;
+  apiBase: string;
+}
+
+interface Page {
+  start: number;
+  limit: number;
+}
+
+function scopeOf(deps: ListDeps, caller: WorkflowCaller): ListScope {
+  return {
+    tenantId: caller.tenantId,
+    test: caller.test,
+    appCode: caller.workflowCode,
+    apiBase: deps.apiBase,
+  };
+}
+
+/** The user a list is about: the user token's own, or the one a sys form's path names (account or id). */
+function subject(
+  deps: ListDeps,
+  caller: WorkflowCaller,
+  named: string | undefined,
+): Promise<string> | string {
+  return named === undefined ? caller.userId! : namedUser(deps.sql, caller.tenantId, named);
+}
+
+/** 2.1: the apps the user may start. */
+export async function appsToStart(deps: ListDeps, caller: WorkflowCaller, named: string | undefined) {
+  await subject(deps, caller, named);
+  return startableApps(deps.sql, scopeOf(deps, caller));
+}
+
+/** 4.3: the apps the user administers, or may view. */
+export async function appsPermitted(
+  deps: ListDeps,
+  caller: WorkflowCaller,
+  named: string | undefined,
+  access: AppAccess,
+) {
+  return permittedApps(deps.sql, scopeOf(deps, caller), await subject(deps, caller, named), access);
+}
+
+/** 4.4: the processes of the apps the user administers, or may view, newest first. */
+export async function processesPermitted(
+  deps: ListDeps,
+  caller: WorkflowCaller,
+  named: string | undefined,
+  access: AppAccess,
+  page: Page,
+) {
+  const userId = await subject(deps, caller, named);
+  return permittedProcesses(deps.sql, scopeOf(deps, caller), userId, access, page);
+}
+
+/** 4.10: the startable apps recommended above 0, highest first. */
+export function appsRecommended(deps: ListDeps, caller: WorkflowCaller, page: Page) {
+  return recommendedApps(deps.sql, scopeOf(deps, caller), page);
+}
+
+/** 4.11: the rated processes of an app the caller sees (id or code), most recently changed first. */
+export async function appRatings(deps: ListDeps, caller: WorkflowCaller, idc: string, page: Page) {
+  const found = await workflowAppByIdOrCode(deps.sql, caller.tenantId, idc);
+  if (!found || (caller.workflowCode && found.code !== caller.workflowCode))
+    throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${idc}`);
+  return ratedProcesses(deps.sql, scopeOf(deps, caller), found.id, page);
+}

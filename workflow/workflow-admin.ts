@@ -1,0 +1,70 @@
+import type { BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
+import { type Tenant, tenantByDomain } from "../identity/tenants.ts";
+import { type Database, type Queryable, transaction } from "../runtime/database.ts";
+import {
+  type VersionSummary,
+  versionSummaries,
+  type WorkflowApp,
+  workflowAppByIdOrCode,
+  workflowAppPage,
+} from "./app-store.ts";
+import { type DeployedVersion, deployWorkflow } from "./workflow-deployment.ts";
+
+export type { VersionSummary, WorkflowApp } from "./app-store.ts";
+
+/** The newest versions shown of each app; `versionCount` tells how many it has in all. */
+export const VERSIONS_SHOWN = 50;
+
+async function tenantNamed(sql: Queryable, domain: string): Promise<Tenant> {
+  const tenant = await tenantByDomain(sql, domain);
+  if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
+  return tenant;
+}
+
+/**
+ * Deploys a version of a tenant's workflow app, made when new (named by `fields`, or by its code),
+ * and tells every process the tenant's apps changed.
+ */
+export async function deployTenantWorkflow(
+  db: Database,
+  domain: string,
+  code: string,
+  fields: Partial<Omit<BootstrapWorkflow, "tenant" | "code" | "versions">> | undefined,
+  version: BootstrapWorkflow["versions"][number],
+): Promise<{ app: WorkflowApp; version: DeployedVersion }> {
+  const tenant = await tenantNamed(db.sql, domain);
+  const deployed = await transaction(db.sql, async (tx) => {
+    const existing = await workflowAppByIdOrCode(tx, tenant.id, code);
+    const name = fields?.name ?? existing?.name ?? code;
+    return deployWorkflow(tx, tenant.id, { ...fields, code, name, versions: [version] });
+  });
+  await db.changes.announce({ kind: "workflow-app", tenantId: tenant.id });
+  return { app: deployed.app, version: deployed.versions[0]! };
+}
+
+/**
+ * A page of a tenant's workflow apps by code, with the first of the next page when there is one,
+ * and the newest versions of the page's apps.
+ */
+export async function tenantWorkflowApps(
+  sql: Queryable,
+  domain: string,
+  after: string | null,
+  limit: number,
+) {
+  const tenant = await tenantNamed(sql, domain);
+  const apps = await workflowAppPage(sql, tenant.id, after, limit + 1);
+  const versions = await versionSummaries(
+    sql,
+    apps.slice(0, limit).map((row) => row.id),
+    VERSIONS_SHOWN,
+  );
+  const versionsOf = new Map<string, VersionSummary[]>();
+  for (const version of versions) {
+    const own = versionsOf.get(version.appId);
+    if (own) own.push(version);
+    else versionsOf.set(version.appId, [version]);
+  }
+  return { apps, versionsOf };
+}
