@@ -6,7 +6,7 @@ import {
   positionHolderIds,
   userIdsByCodes,
 } from "../runtime/store/positions.ts";
-import type { AssignmentFacts } from "./engine.ts";
+import type { AssignmentFacts } from "./engine/run-state.ts";
 
 /** The department part of a position that stands for each department the initiator holds a post in. */
 export const INITIATOR_DEPARTMENT = "{initiator}";

@@ -2,7 +2,7 @@ import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { userIdsByCodes } from "../runtime/store/positions.ts";
 import { compiledVersion } from "./app-store.ts";
-import { taskOfStep } from "./engine.ts";
+import { taskOfStep } from "./engine/engine-queries.ts";
 import { commandProcess, handleTask } from "./process-commands.ts";
 import {
   changeCopies,

@@ -3,14 +3,11 @@ import { type Queryable, type Sql, transactionRetryingDeadlocks } from "../runti
 import { timeOrderedId } from "../runtime/time-ordered-id.ts";
 import { compiledVersion, type StartableApp, startableApp } from "./app-store.ts";
 import { assigneeResolver } from "./assignees.ts";
-import {
-  applyCommand,
-  type CompiledWorkflow,
-  type EngineCommand,
-  type EngineContext,
-  type EngineResult,
-  newProcessState,
-} from "./engine.ts";
+import { applyCommand, newProcessState } from "./engine/apply-command.ts";
+import type { CompiledWorkflow } from "./engine/compiled-workflow.ts";
+import type { EngineCommand } from "./engine/engine-command.ts";
+import type { EngineResult } from "./engine/engine-result.ts";
+import type { EngineContext } from "./engine/run-state.ts";
 import { checkFormData } from "./form-data.ts";
 import type { ProcessState, TaskState } from "./process-state.ts";
 import {

@@ -18,7 +18,7 @@ import {
 import type { NewDeliveryTask } from "../runtime/store/notifications.ts";
 import { tenantReminder } from "../runtime/store/tenants.ts";
 import { compiledVersion } from "./app-store.ts";
-import type { ActivityRecord } from "./engine.ts";
+import type { ActivityRecord } from "./engine/engine-result.ts";
 import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import { profiles } from "./process-views.ts";

@@ -2,14 +2,11 @@ import type { Assignee, WorkflowDefinitionInput } from "../../contracts/workflow
 import { workflowDefinitionSchema } from "../../contracts/workflow-definition.ts";
 import { definitionProblems } from "../../contracts/workflow-definition-rules.ts";
 import { INITIATOR_DEPARTMENT } from "../../workflow/assignees.ts";
-import {
-  type AssignmentFacts,
-  applyCommand,
-  CompiledWorkflow,
-  type EngineCommand,
-  type EngineResult,
-  newProcessState,
-} from "../../workflow/engine.ts";
+import { applyCommand, newProcessState } from "../../workflow/engine/apply-command.ts";
+import { CompiledWorkflow } from "../../workflow/engine/compiled-workflow.ts";
+import type { EngineCommand } from "../../workflow/engine/engine-command.ts";
+import type { EngineResult } from "../../workflow/engine/engine-result.ts";
+import type { AssignmentFacts } from "../../workflow/engine/run-state.ts";
 import type { ProcessState, TaskState } from "../../workflow/process-state.ts";
 
 /** Who holds which position (`dept:post`), for resolving assignees in memory. */

@@ -8,7 +8,7 @@ import {
 import { definitionProblems } from "../../contracts/workflow-definition-rules.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { evaluate, holds, parseExpression } from "../../contracts/workflow-expression.ts";
-import { taskOfStep } from "../../workflow/engine.ts";
+import { taskOfStep } from "../../workflow/engine/engine-queries.ts";
 import { compile, type Directory, MemoryProcess } from "../support/engine-harness.ts";
 
 const leaveRequest = JSON.parse(
