@@ -3,10 +3,7 @@ import { goOnPastChild } from "./graph-walk.ts";
 import type { Run } from "./run-state.ts";
 
 /** A sub-process ended: its step in the parent is done, and the parent goes on past it unless suspended. */
-export async function childEnded(
-  run: Run,
-  command: Extract<EngineCommand, { kind: "childEnded" }>,
-): Promise<void> {
+export function childEnded(run: Run, command: Extract<EngineCommand, { kind: "childEnded" }>): void {
   const task = run.task(command.task);
   if (task.status !== "subprocess") return;
   run.changeTask(task, { status: "done", handledAt: run.context.now, action: command.status });
@@ -18,5 +15,5 @@ export async function childEnded(
     task: task.id,
   });
   // A suspended parent does not move: the task is finished without a trail, and `resume` goes on past it.
-  if (run.state.status === "doing") await goOnPastChild(run, task);
+  if (run.state.status === "doing") goOnPastChild(run, task);
 }

@@ -2,6 +2,7 @@ import type { TaskNode } from "../../contracts/workflow-definition.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { ACTION_NAME, holds } from "../../contracts/workflow-expression.ts";
 import type { TaskState } from "../process-state.ts";
+import { assignedUsers, type DirectoryQuestion, OpenQuestions } from "./directory-questions.ts";
 import { emptyTrail, finish, type Run } from "./run-state.ts";
 
 /**
@@ -40,16 +41,46 @@ function route(run: Run, from: string, branch: string, action: string | null): s
   return chosen.edge.to;
 }
 
-/** Leaves a node along the edge that matches, and enters what follows. */
-export async function leave(run: Run, from: string, branch: string, action: string | null): Promise<void> {
-  await enter(run, route(run, from, branch, action), branch, action);
+/** A node a path goes on to: its code, the branch it is entered in, and the action that led there. */
+interface Visit {
+  code: string;
+  branch: string;
+  action: string | null;
+}
+
+/** The visit that leaves a node along the edge that matches. */
+function next(run: Run, from: string, branch: string, action: string | null): Visit {
+  return { code: route(run, from, branch, action), branch, action };
+}
+
+/** Leaves a node along the edge that matches, and walks on until every path waits. */
+export function leave(run: Run, from: string, branch: string, action: string | null): void {
+  walk(run, [next(run, from, branch, action)]);
+}
+
+/** Creates a task step's tasks for `override`'s users (or its rules'), and walks on if it is passed. */
+export function enterTask(run: Run, node: TaskNode, branch: string, override?: string[]): void {
+  walk(run, taskEntered(run, node, branch, override));
+}
+
+/**
+ * Enters nodes, the next one on top of a stack, in the order a depth-first walk enters them, until
+ * every path waits. A stack, not recursion: a chain of thousands of passed steps must not use up
+ * the call stack.
+ */
+function walk(run: Run, visits: Visit[]): void {
+  const pending = visits.reverse();
+  for (let visit = pending.pop(); visit; visit = pending.pop()) pending.push(...enter(run, visit).reverse());
 }
 
 /** The nodes one command may enter, across all its branches: far above any graph that comes to rest. */
 const MAX_ENTERED_NODES = 10_000;
 
-/** Steps through nodes until the path waits: at a task, a join still missing branches, a subprocess, or an end. */
-async function enter(run: Run, code: string, branch: string, action: string | null): Promise<void> {
+/**
+ * Enters a node and says where its path goes on: nowhere when it waits, at a task, a join still
+ * missing branches, a subprocess, or an end.
+ */
+function enter(run: Run, { code, branch, action }: Visit): Visit[] {
   // A loop whose every task is skipped for want of a handler never waits; neither may a command.
   if (++run.entered > MAX_ENTERED_NODES)
     throw new WorkflowRefusal("NO_ROUTE", `the flow does not come to rest after ${code}`);
@@ -60,11 +91,9 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
     case "start":
       throw new WorkflowRefusal("NO_ROUTE", `an edge leads into the start ${code}`);
     case "task":
-      await enterTask(run, node, branch);
-      return;
+      return taskEntered(run, node, branch);
     case "exclusive":
-      await enter(run, route(run, code, branch, action), branch, action);
-      return;
+      return [next(run, code, branch, action)];
     case "parallel": {
       const fork = forkName(run, code);
       const edges = run.workflow.outgoing.get(code) ?? [];
@@ -79,8 +108,7 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
           status: "active",
         });
       }
-      for (const [i, { edge }] of edges.entries()) await enter(run, edge.to, paths[i]!, action);
-      return;
+      return edges.map(({ edge }, i) => ({ code: edge.to, branch: paths[i]!, action }));
     }
     case "dynamicParallel": {
       const rows = dataOf(run, branch)[node.list];
@@ -88,11 +116,10 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
       const join = run.workflow.joinOf.get(code)!;
       if (count === 0) {
         run.setMilestone(run.workflow.node(join).milestone);
-        await leave(run, join, branch, action);
-        return;
+        return [next(run, join, branch, action)];
       }
       const fork = forkName(run, code);
-      const next = run.workflow.outgoing.get(code)![0]!.edge.to;
+      const body = run.workflow.outgoing.get(code)![0]!.edge.to;
       const paths = Array.from({ length: count }, (_, i) => `${branch}/${fork}.${i}`);
       for (const [item, path] of paths.entries()) {
         run.newBranch({
@@ -104,8 +131,7 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
           status: "active",
         });
       }
-      for (const path of paths) await enter(run, next, path, action);
-      return;
+      return paths.map((path) => ({ code: body, branch: path, action }));
     }
     case "join": {
       const own = run.state.branches.find((candidate) => candidate.path === branch);
@@ -120,9 +146,9 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
           run.trail?.joined.push(sibling.path);
         }
         run.setMilestone(node.milestone);
-        await leave(run, code, own.parent, action);
+        return [next(run, code, own.parent, action)];
       }
-      return;
+      return [];
     }
     case "subprocess": {
       const task = run.newTask(code, branch, {
@@ -141,13 +167,13 @@ async function enter(run: Run, code: string, branch: string, action: string | nu
         user: null,
         task: task.id,
       });
-      return;
+      return [];
     }
     case "end":
       if (branch !== "")
         throw new WorkflowRefusal("NO_ROUTE", `end ${code} reached inside a parallel branch`);
       finish(run, "done");
-      return;
+      return [];
   }
 }
 
@@ -159,15 +185,14 @@ function forkName(run: Run, split: string): string {
   return `${split}@${earlier.size}`;
 }
 
-/** Creates a task step's tasks for the users its rules name (or `override`), or passes a step nobody handles. */
-export async function enterTask(
-  run: Run,
-  node: TaskNode,
-  branch: string,
-  override?: string[],
-): Promise<void> {
+/** A task step's tasks for the users its rules name (or `override`); a step nobody handles is passed. */
+function taskEntered(run: Run, node: TaskNode, branch: string, override?: string[]): Visit[] {
   const facts = { owner: run.state.owner, data: dataOf(run, branch), handlers: run.handlers() };
-  const users = override ?? (await run.context.resolve(node.assignees, facts));
+  const asked: DirectoryQuestion[] = [];
+  const users = override ?? assignedUsers(node.assignees, facts, run.context.answers, asked);
+  // Asked with the assignees, so that both cost the caller one look-up, not one after the other.
+  const cc = node.cc && node.cc.length > 0 ? assignedUsers(node.cc, facts, run.context.answers, asked) : [];
+  if (users === undefined || cc === undefined) throw new OpenQuestions(asked);
   if (users.length === 0) {
     if (node.whenNobody === "refuse")
       throw new WorkflowRefusal("NO_ASSIGNEE", `step ${node.code} has nobody to handle it`);
@@ -177,8 +202,7 @@ export async function enterTask(
       user: null,
       task: null,
     });
-    await leave(run, node.code, branch, run.workflow.actionsOf(node.code)[0]!.code);
-    return;
+    return [next(run, node.code, branch, run.workflow.actionsOf(node.code)[0]!.code)];
   }
   const group = run.context.newId();
   const expiresAt = node.expiresInSeconds ? run.context.now + node.expiresInSeconds * 1000 : null;
@@ -194,16 +218,14 @@ export async function enterTask(
     });
     if (!waiting) run.events.push({ type: "todo.created", task: task.id, users: candidates });
   }
-  if (node.cc && node.cc.length > 0) {
-    const cc = await run.context.resolve(node.cc, facts);
-    if (cc.length > 0) run.events.push({ type: "cc", task: null, node: node.code, users: cc });
-  }
+  if (cc.length > 0) run.events.push({ type: "cc", task: null, node: node.code, users: cc });
+  return [];
 }
 
 /** Leaves a finished subprocess step along the edge its child's outcome (`done`, `killed`) matches. */
-export async function goOnPastChild(run: Run, task: TaskState): Promise<void> {
+export function goOnPastChild(run: Run, task: TaskState): void {
   run.trail = emptyTrail(run.state.milestone);
-  await leave(run, task.node, task.branch, task.action);
+  leave(run, task.node, task.branch, task.action);
   // Written with the step, so that a later `resume` does not go on past it a second time.
   run.changeTask(task, { trail: run.endTrail() });
 }

@@ -37,7 +37,7 @@ function chooseAction(
 }
 
 /** 3.1: a candidate (or the system user) handles a to-do task with one of its step's actions. */
-export async function handle(run: Run, command: Extract<EngineCommand, { kind: "handle" }>): Promise<void> {
+export function handle(run: Run, command: Extract<EngineCommand, { kind: "handle" }>): void {
   const task = run.task(command.task);
   if (task.status !== "todo") {
     if (run.state.status === "done" || run.state.status === "killed") requireStatus(run, "doing");
@@ -101,9 +101,9 @@ export async function handle(run: Run, command: Extract<EngineCommand, { kind: "
     return;
   }
   if (command.nextSteps && command.nextUsers) {
-    await jumpTo(run, task, command.nextSteps, command.nextUsers);
+    jumpTo(run, task, command.nextSteps, command.nextUsers);
   } else {
-    await leave(run, task.node, task.branch, action.code);
+    leave(run, task.node, task.branch, action.code);
   }
   task.trail = run.endTrail();
 }
@@ -144,7 +144,7 @@ function stepStillOpen(run: Run, task: TaskState, action: WorkflowAction): boole
 }
 
 /** 4.5's `nextSteps`/`nextUsers`: the next step chosen by the caller instead of the graph. */
-async function jumpTo(run: Run, from: TaskState, steps: string[], users: string[]): Promise<void> {
+function jumpTo(run: Run, from: TaskState, steps: string[], users: string[]): void {
   if (steps.length !== 1) throw new WorkflowRefusal("NEXT_STEPS_INVALID", "nextSteps names exactly one step");
   if (users.length === 0)
     throw new WorkflowRefusal("NEXT_STEPS_INVALID", "nextUsers names at least one user");
@@ -154,5 +154,5 @@ async function jumpTo(run: Run, from: TaskState, steps: string[], users: string[
   }
   const node = run.workflow.node(target) as TaskNode;
   run.setMilestone(node.milestone);
-  await enterTask(run, node, from.branch, users);
+  enterTask(run, node, from.branch, users);
 }

@@ -3,7 +3,7 @@ import { goOnPastChild } from "./graph-walk.ts";
 import { type Run, requireStatus } from "./run-state.ts";
 
 /** Resumes a suspended process, going on past the sub-processes that ended while it was suspended. */
-export async function resume(run: Run, command: Extract<EngineCommand, { kind: "resume" }>): Promise<void> {
+export function resume(run: Run, command: Extract<EngineCommand, { kind: "resume" }>): void {
   requireStatus(run, "suspended");
   run.state.status = "doing";
   run.events.push({ type: "process.resumed" });
@@ -16,6 +16,6 @@ export async function resume(run: Run, command: Extract<EngineCommand, { kind: "
   );
   for (const task of endedMeanwhile) {
     if (run.state.status !== "doing") break;
-    await goOnPastChild(run, task);
+    goOnPastChild(run, task);
   }
 }

@@ -1,4 +1,3 @@
-import type { Assignee } from "../../contracts/workflow-definition.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import type {
   BranchState,
@@ -9,22 +8,14 @@ import type {
   TaskTrail,
 } from "../process-state.ts";
 import type { CompiledWorkflow } from "./compiled-workflow.ts";
+import type { DirectoryAnswers } from "./directory-questions.ts";
 import type { ActivityRecord, ChildToStart, EngineEvent, EngineResult } from "./engine-result.ts";
 
-/** Facts an assignee rule may depend on. */
-export interface AssignmentFacts {
-  owner: string;
-  data: Record<string, unknown>;
-  /** The latest handler of each step so far. */
-  handlers: ReadonlyMap<string, string>;
-}
-
-/** What the engine is given besides the process: the time, new ids and the directory. */
+/** What the engine is given besides the process: the time, new ids and the directory's answers so far. */
 export interface EngineContext {
   now: number;
   newId(): string;
-  /** The users an assignee rule names, in a stable order, without duplicates. */
-  resolve(assignees: readonly Assignee[], facts: AssignmentFacts): Promise<string[]>;
+  answers: DirectoryAnswers;
 }
 
 /** The trail a handling starts, from the milestone the process is at. */

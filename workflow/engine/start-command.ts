@@ -3,7 +3,7 @@ import type { EngineCommand } from "./engine-command.ts";
 import type { Run } from "./run-state.ts";
 
 /** Starts a process at its default entry or a named automatic one, the first step in the owner's to-do. */
-export async function start(run: Run, command: Extract<EngineCommand, { kind: "start" }>): Promise<void> {
+export function start(run: Run, command: Extract<EngineCommand, { kind: "start" }>): void {
   const entries = run.workflow.definition.graph.nodes.filter((node) => node.kind === "start");
   const entry = command.entrance
     ? entries.find((node) => node.code === command.entrance && node.kind === "start" && node.automatic)
