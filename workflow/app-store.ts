@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { WorkflowDefinition } from "../contracts/workflow-definition.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { CompiledWorkflow } from "./engine.ts";
+import { CompiledWorkflow } from "./engine/compiled-workflow.ts";
 
 /** A workflow app (spec 001's `app` of type Workflow) as stored. */
 export interface WorkflowApp {

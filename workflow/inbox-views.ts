@@ -1,6 +1,6 @@
 import type { Queryable } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
-import type { CompiledWorkflow } from "./engine.ts";
+import type { CompiledWorkflow } from "./engine/compiled-workflow.ts";
 import type { InboxProcessRow, TodoRow } from "./inbox-store.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { Queryable } from "../runtime/database.ts";
-import type { EngineResult } from "./engine.ts";
+import type { EngineResult } from "./engine/engine-result.ts";
 
 /**
  * The inbox rows a command writes with its outcome, as CTEs of the same statement: each user of

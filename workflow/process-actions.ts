@@ -1,8 +1,8 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { userIdsByCodes } from "../directory/position-store.ts";
+import { userIdsByCodes } from "../directory/position-holders.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
-import { taskOfStep } from "./engine.ts";
+import { taskOfStep } from "./engine/engine-queries.ts";
 import { commandProcess, handleTask } from "./process-commands.ts";
 import {
   changeCopies,

@@ -2,15 +2,12 @@ import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { type Queryable, type Sql, transactionRetryingDeadlocks } from "../runtime/database.ts";
 import { timeOrderedId } from "../runtime/time-ordered-id.ts";
 import { compiledVersion, type StartableApp, startableApp } from "./app-store.ts";
-import { assigneeResolver } from "./assignees.ts";
-import {
-  applyCommand,
-  type CompiledWorkflow,
-  type EngineCommand,
-  type EngineContext,
-  type EngineResult,
-  newProcessState,
-} from "./engine.ts";
+import { applyWithDirectory } from "./apply-with-directory.ts";
+import { directoryLookup } from "./assignees.ts";
+import { newProcessState } from "./engine/apply-command.ts";
+import type { CompiledWorkflow } from "./engine/compiled-workflow.ts";
+import type { EngineCommand } from "./engine/engine-command.ts";
+import type { EngineResult } from "./engine/engine-result.ts";
 import { checkFormData } from "./form-data.ts";
 import type { ProcessState, TaskState } from "./process-state.ts";
 import {
@@ -42,10 +39,6 @@ import { thingCodes, usePickup } from "./thing-store.ts";
 /** Sub-processes nest at most this deep (2.8 returns at most 16 ancestors). */
 export const MAX_SUBPROCESS_DEPTH = 16;
 
-function contextFor(sql: Queryable, tenantId: string): EngineContext {
-  return { now: Date.now(), newId: timeOrderedId, resolve: assigneeResolver(sql, tenantId) };
-}
-
 function thingStepsOf(workflow: CompiledWorkflow): Set<string> {
   return new Set(
     workflow.definition.graph.nodes
@@ -71,8 +64,21 @@ interface Decision {
 
 async function decide(sql: Queryable, read: ProcessWithState, command: EngineCommand): Promise<Decision> {
   const workflow = await compiledVersion(sql, read.process.versionId);
-  const context = contextFor(sql, read.process.tenantId);
-  return { workflow, now: context.now, result: await applyCommand(workflow, read.state, command, context) };
+  return decideOn(sql, read.process.tenantId, workflow, read.state, command);
+}
+
+/** The engine's decision, now, with the directory's questions looked up in the tenant's records. */
+async function decideOn(
+  sql: Queryable,
+  tenantId: string,
+  workflow: CompiledWorkflow,
+  state: ProcessState,
+  command: EngineCommand,
+): Promise<Decision> {
+  const now = Date.now();
+  const lookUp = directoryLookup(sql, tenantId);
+  const result = await applyWithDirectory(workflow, state, command, { now, newId: timeOrderedId }, lookUp);
+  return { workflow, now, result };
 }
 
 /**
@@ -236,8 +242,9 @@ export async function startProcess(
   }
   const workflow = await compiledVersion(sql, versionId);
   checkFormData(workflow.definition.schema.fields, input.data);
-  const context = contextFor(sql, input.tenantId);
-  const result = await applyCommand(
+  const { now, result } = await decideOn(
+    sql,
+    input.tenantId,
     workflow,
     newProcessState(input.ownerId, input.data),
     {
@@ -248,7 +255,6 @@ export async function startProcess(
       data: input.data,
       actor: input.actualUserId ?? input.ownerId,
     },
-    context,
   );
   const newProcess = {
     id: timeOrderedId(),
@@ -267,7 +273,7 @@ export async function startProcess(
     depth: input.parent?.depth ?? 0,
   };
   const firstTask = result.tasksCreated[0]!;
-  const { process, people } = await write(sql, { newProcess }, workflow, result, context.now, {
+  const { process, people } = await write(sql, { newProcess }, workflow, result, now, {
     shownTask: firstTask.id,
   });
   return { process, state: result.state, firstTask, workflow, people };

@@ -1,7 +1,7 @@
 import type { TaskNode, WorkflowNode } from "../contracts/workflow-definition.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
-import type { CompiledWorkflow } from "./engine.ts";
+import type { CompiledWorkflow } from "./engine/compiled-workflow.ts";
 import type { TaskState } from "./process-state.ts";
 import type { ProcessRow } from "./process-store.ts";
 import {

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import { joinFragments, type Queryable, sendCommitBehind } from "../runtime/database.ts";
-import type { ActivityRecord, EngineEvent, EngineResult } from "./engine.ts";
+import type { ActivityRecord, EngineEvent, EngineResult } from "./engine/engine-result.ts";
 import { delegatedInboxCte, inboxCtes, statesOf } from "./inbox-writes.ts";
 import type { TaskState } from "./process-state.ts";
 import { PROCESS_COLUMNS, type ProcessRow } from "./process-store.ts";

@@ -18,7 +18,7 @@ import type { NewDeliveryTask } from "../notifications/notification-store.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
-import type { ActivityRecord } from "./engine.ts";
+import type { ActivityRecord } from "./engine/engine-result.ts";
 import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import { profiles } from "./process-views.ts";

@@ -71,8 +71,6 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "workers/notify/outcome-writer.ts → notifications/delivery-task-store.ts",
   "workers/notify/pending-sweeper.ts → notifications/delivery-task-store.ts",
   "workers/sign/sign-document.ts → seals/seal-store.ts",
-  "workflow/assignees.ts → directory/position-store.ts",
-  "workflow/process-actions.ts → directory/position-store.ts",
   "workflow/task-reminder.ts → identity/tenant-store.ts",
   "workflow/task-reminder.ts → notifications/notification-store.ts",
 ];

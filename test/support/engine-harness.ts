@@ -1,49 +1,35 @@
-import type { Assignee, WorkflowDefinitionInput } from "../../contracts/workflow-definition.ts";
+import type { WorkflowDefinitionInput } from "../../contracts/workflow-definition.ts";
 import { workflowDefinitionSchema } from "../../contracts/workflow-definition.ts";
 import { definitionProblems } from "../../contracts/workflow-definition-rules.ts";
-import { INITIATOR_DEPARTMENT } from "../../workflow/assignees.ts";
-import {
-  type AssignmentFacts,
-  applyCommand,
-  CompiledWorkflow,
-  type EngineCommand,
-  type EngineResult,
-  newProcessState,
-} from "../../workflow/engine.ts";
+import { applyWithDirectory, type DirectoryLookup } from "../../workflow/apply-with-directory.ts";
+import { newProcessState } from "../../workflow/engine/apply-command.ts";
+import { CompiledWorkflow } from "../../workflow/engine/compiled-workflow.ts";
+import type { EngineCommand } from "../../workflow/engine/engine-command.ts";
+import type { EngineResult } from "../../workflow/engine/engine-result.ts";
 import type { ProcessState, TaskState } from "../../workflow/process-state.ts";
 
-/** Who holds which position (`dept:post`), for resolving assignees in memory. */
+/** Who holds which position (`dept:post`), for answering the engine's directory questions in memory. */
 export type Directory = Record<string, string[]>;
 
-/** Resolves assignee rules the way the platform does, against an in-memory directory. */
-export function memoryResolver(directory: Directory) {
-  return (assignees: readonly Assignee[], facts: AssignmentFacts): string[] => {
-    const users: string[] = [];
-    for (const assignee of assignees) {
-      if ("position" in assignee) {
-        const [dept, post] = assignee.position.split(":");
-        const ownDepts = Object.entries(directory)
-          .filter(([, holders]) => holders.includes(facts.owner))
-          .map(([position]) => position.split(":")[0]);
-        for (const [position, holders] of Object.entries(directory)) {
-          const [d, p] = position.split(":");
-          const deptMatches =
-            dept === "*" || dept === d || (dept === INITIATOR_DEPARTMENT && ownDepts.includes(d));
-          if (deptMatches && (post === "*" || post === p)) users.push(...holders);
-        }
-      } else if ("accounts" in assignee) users.push(...assignee.accounts);
-      else if ("initiator" in assignee) users.push(facts.owner);
-      else if ("handlerOf" in assignee) {
-        const handler = facts.handlers.get(assignee.handlerOf);
-        if (handler) users.push(handler);
-      } else {
-        const value = facts.data[assignee.field];
-        if (typeof value === "string") users.push(value);
-        else if (Array.isArray(value))
-          users.push(...value.filter((item): item is string => typeof item === "string"));
-      }
+/**
+ * Answers the engine's directory questions the way the platform's directory does, from an
+ * in-memory one in which every account exists and is its own user id.
+ */
+export function memoryDirectory(directory: Directory): DirectoryLookup {
+  return (question) => {
+    const ownDepts = Object.entries(directory)
+      .filter(([, holders]) => holders.includes(question.initiator))
+      .map(([position]) => position.split(":")[0]);
+    const holders: string[] = [];
+    for (const [position, users] of Object.entries(directory)) {
+      const [dept, post] = position.split(":");
+      const matches = (wanted: string, part: string | undefined) => wanted === "*" || wanted === part;
+      const held =
+        question.positions.some((pattern) => matches(pattern.dept, dept) && matches(pattern.post, post)) ||
+        (ownDepts.includes(dept) && question.initiatorPosts.some((wanted) => matches(wanted, post)));
+      if (held) holders.push(...users);
     }
-    return [...new Set(users)];
+    return [...question.codes, ...holders];
   };
 }
 
@@ -73,12 +59,9 @@ export class MemoryProcess {
 
   async apply(command: EngineCommand): Promise<EngineResult> {
     this.now += 1000;
-    const resolve = memoryResolver(this.directory);
-    const result = await applyCommand(this.workflow, this.state, command, {
-      now: this.now,
-      newId: () => `t${++this.ids}`,
-      resolve: async (assignees, facts) => resolve(assignees, facts),
-    });
+    const context = { now: this.now, newId: () => `t${++this.ids}` };
+    const lookUp = memoryDirectory(this.directory);
+    const result = await applyWithDirectory(this.workflow, this.state, command, context, lookUp);
     this.state = result.state;
     this.results.push(result);
     return result;

@@ -8,7 +8,9 @@ import {
 import { definitionProblems } from "../../contracts/workflow-definition-rules.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { evaluate, holds, parseExpression } from "../../contracts/workflow-expression.ts";
-import { taskOfStep } from "../../workflow/engine.ts";
+import { applyCommand, newProcessState } from "../../workflow/engine/apply-command.ts";
+import { questionKey } from "../../workflow/engine/directory-questions.ts";
+import { taskOfStep } from "../../workflow/engine/engine-queries.ts";
 import { compile, type Directory, MemoryProcess } from "../support/engine-harness.ts";
 
 const leaveRequest = JSON.parse(
@@ -662,5 +664,35 @@ describe("the engine", () => {
     assert.equal(process.state.status, "suspended");
     await process.apply({ kind: "resume", user: "alice" });
     assert.equal(process.state.status, "done");
+  });
+});
+
+describe("the engine's directory questions", () => {
+  const workflow = compile(leaveRequest);
+  const contextWith = (answers: [string, string[]][]) => {
+    let ids = 0;
+    return { now: 1_700_000_000_000, newId: () => `t${++ids}`, answers: new Map(answers) };
+  };
+
+  it("asks what only the directory knows as data, and decides the same command once it is answered", () => {
+    const data = { days: 2, reason: "x" };
+    const started = applyCommand(
+      workflow,
+      newProcessState("alice", data),
+      { kind: "start", owner: "alice", data, actor: "alice" },
+      contextWith([]),
+    );
+    assert.equal(started.kind, "result", "the first step is the owner's: nothing to ask");
+    const state = started.result.state;
+    const submit = { kind: "handle", task: state.tasks[0]!.id, handler: "alice", actualUser: null } as const;
+    const asked = applyCommand(workflow, state, submit, contextWith([]));
+    const question = { codes: [], positions: [], initiatorPosts: ["head"], initiator: "alice" };
+    assert.deepEqual(asked, { kind: "questions", questions: [question] });
+    const decided = applyCommand(workflow, state, submit, contextWith([[questionKey(question), ["carol"]]]));
+    assert.equal(decided.kind, "result");
+    assert.deepEqual(
+      decided.result.tasksCreated.map((task) => [task.node, task.candidates]),
+      [["department", ["carol"]]],
+    );
   });
 });
