@@ -1,8 +1,8 @@
 import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { Grant, SCOPES } from "../../contracts/scopes.ts";
-import type { ClientCredentials, TokenResponse } from "../../identity/authorization-server.ts";
-import { invalidClient, oauthError } from "../../identity/oauth-errors.ts";
+import { SCOPES } from "../../contracts/scopes.ts";
+import type { ClientCredentials } from "../../identity/authorization-server.ts";
+import { invalidClient } from "../../identity/oauth-errors.ts";
 import { introspectToken, revokeClientToken } from "../../identity/token-introspection.ts";
 import { clientAddress } from "../client-address.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -56,21 +56,8 @@ export function oauthRoutes(deps: GatewayDeps) {
   app.openapi(tokenRoute, async (c) => {
     const form = c.req.valid("form");
     const credentials = clientCredentials(c, form);
-    const grantType = form.grant_type;
-    if (!grantType) throw oauthError("invalid_request", "grant_type is required");
-    let response: TokenResponse;
-    if (grantType === Grant.ClientCredentials) {
-      response = await server.clientCredentials(await server.authenticateClient(credentials), form.scope);
-    } else if (grantType === Grant.Password) {
-      const address = clientAddress(c, deps.config.http.trustProxyHops);
-      response = await server.password(await server.authenticateClient(credentials), form, address);
-    } else if (grantType === "refresh_token") {
-      response = await server.refresh(await server.authenticateClient(credentials, true), form);
-    } else if (grantType === Grant.AuthorizationCode) {
-      response = await server.authorizationCode(await server.authenticateClient(credentials, true), form);
-    } else {
-      throw oauthError("unsupported_grant_type", `grant_type ${grantType} is not supported`);
-    }
+    const address = clientAddress(c, deps.config.http.trustProxyHops);
+    const response = await server.token(credentials, form, address);
     noStore(c);
     return c.json(response, 200);
   });
