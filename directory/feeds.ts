@@ -25,13 +25,14 @@ export async function tenantFeed(
   return tenant ? { tenantId: tenant.id, feed: await feedSettings(sql, tenant.id) } : undefined;
 }
 
-/** A feed's settings with its latest `runs` runs, newest first. */
+/** A feed as operators read it: its settings and its latest `runs` runs, newest first. */
 export async function feedWithRuns(
   sql: Queryable,
   feed: FeedSettings,
   runs: number,
-): Promise<FeedSettings & { runs: FeedRun[] }> {
-  return { ...feed, runs: await recentFeedRuns(sql, feed.tenantId, runs) };
+): Promise<Omit<FeedSettings, "tenantId"> & { runs: FeedRun[] }> {
+  const { tenantId, ...settings } = feed;
+  return { ...settings, runs: await recentFeedRuns(sql, tenantId, runs) };
 }
 
 /** One run of a tenant's feed with the rows it rejected, as many as were recorded. */

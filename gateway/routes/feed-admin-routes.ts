@@ -133,12 +133,8 @@ export function feedAdminRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { domain } = c.req.valid("param");
-      const {
-        tenantId: _tenantId,
-        runs,
-        ...settings
-      } = await feedWithRuns(sql, await feedOf(domain), c.req.valid("query").limit);
-      return c.json({ tenant: domain, ...settings, runs: runs as z.infer<typeof runSchema>[] }, 200);
+      const feed = await feedWithRuns(sql, await feedOf(domain), c.req.valid("query").limit);
+      return c.json({ tenant: domain, ...feed, runs: feed.runs as z.infer<typeof runSchema>[] }, 200);
     },
   );
 
