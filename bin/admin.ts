@@ -1,7 +1,7 @@
 import { bootstrapEntries } from "../gateway/bootstrap-sections.ts";
 import { setApplicationEnabled, setUserEnabled } from "../identity/access-control.ts";
 import { rotateSigningKey } from "../identity/access-tokens.ts";
-import { rotateApplicationSecret } from "../identity/application-secret-store.ts";
+import { newApplicationSecret } from "../identity/application-admin.ts";
 import { applyBootstrap, readBootstrapFile } from "../runtime/bootstrap.ts";
 import { ConfigError, loadConfig } from "../runtime/config.ts";
 import { openDatabase } from "../runtime/database.ts";
@@ -50,9 +50,8 @@ runMain(async () => {
       await rotateSigningKey(db.sql);
       process.stdout.write("signing key rotated; gateways switch to it within a minute\n");
     } else if (command === "new-secret") {
-      const secret = await rotateApplicationSecret(db.sql, argument!);
+      const secret = await newApplicationSecret(db, argument!);
       if (!secret) throw new ConfigError(`No application ${argument}`);
-      await db.changes.announce({ kind: "application", id: argument! });
       process.stdout.write(`${secret}\n`);
     } else if (command.endsWith("-application")) {
       const enabled = command === "enable-application";

@@ -1,7 +1,6 @@
 import type { BootstrapFeed, FeedRunTrigger } from "../contracts/feed.ts";
-import { tenantByDomain } from "../identity/tenant-store.ts";
+import { tenantIdOf } from "../identity/tenants.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
-import { ConfigError } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
 
 /** A tenant's feed as a worker pulls it. */
@@ -35,12 +34,11 @@ const SETTINGS = `tenant_id as "tenantId", ${FIELDS}`;
  * interval takes effect at once: the next run comes no later than one new interval from now.
  */
 export async function upsertFeed(sql: Queryable, feed: BootstrapFeed): Promise<void> {
-  const tenant = await tenantByDomain(sql, feed.tenant);
-  if (!tenant) throw new ConfigError(`feed: no tenant with domain ${feed.tenant}`);
+  const tenantId = await tenantIdOf(sql, feed.tenant, "feed");
   await sql`
     insert into tenant_feeds (tenant_id, base_url, address_pattern, authorization_env, interval_seconds,
                               timeout_seconds, enabled)
-    values (${tenant.id}, ${feed.url}, ${feed.addresses}, ${feed.authorizationEnv ?? null},
+    values (${tenantId}, ${feed.url}, ${feed.addresses}, ${feed.authorizationEnv ?? null},
             ${feed.intervalSeconds}, ${feed.timeoutSeconds}, ${feed.enabled})
     on conflict (tenant_id) do update set
       base_url = excluded.base_url, address_pattern = excluded.address_pattern,

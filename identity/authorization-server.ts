@@ -38,6 +38,18 @@ export interface ClientCredentials {
   usedHeader: boolean;
 }
 
+/** The token endpoint's form: the grant and what it takes. */
+export interface TokenForm {
+  grant_type?: string | undefined;
+  scope?: string | undefined;
+  username?: string | undefined;
+  password?: string | undefined;
+  refresh_token?: string | undefined;
+  code?: string | undefined;
+  redirect_uri?: string | undefined;
+  code_verifier?: string | undefined;
+}
+
 export interface AuthorizationServerDeps {
   sql: Sql;
   applications: ApplicationCache;
@@ -96,6 +108,24 @@ export class AuthorizationServer {
     if (!authenticated) throw invalidClient(credentials.usedHeader);
     if (app.disabled) throw invalidClient(credentials.usedHeader, "the application is disabled");
     return app;
+  }
+
+  /**
+   * The token endpoint (RFC 6749 §3.2): the grant the form names, for the client the credentials
+   * authenticate; a public client only for the authorization code grant and its refreshes.
+   */
+  async token(credentials: ClientCredentials, form: TokenForm, address: string): Promise<TokenResponse> {
+    const grantType = form.grant_type;
+    if (!grantType) throw oauthError("invalid_request", "grant_type is required");
+    if (grantType === Grant.ClientCredentials)
+      return this.clientCredentials(await this.authenticateClient(credentials), form.scope);
+    if (grantType === Grant.Password)
+      return this.password(await this.authenticateClient(credentials), form, address);
+    if (grantType === "refresh_token")
+      return this.refresh(await this.authenticateClient(credentials, true), form);
+    if (grantType === Grant.AuthorizationCode)
+      return this.authorizationCode(await this.authenticateClient(credentials, true), form);
+    throw oauthError("unsupported_grant_type", `grant_type ${grantType} is not supported`);
   }
 
   async clientCredentials(app: Application, scope: string | undefined): Promise<TokenResponse> {

@@ -1,6 +1,6 @@
 import { APPLICATION_GRANTS, SCOPES } from "../../contracts/scopes.ts";
-import type { ApplicationRecord } from "../../identity/application-store.ts";
-import type { TenantRecord } from "../../identity/tenant-store.ts";
+import type { ApplicationDetails } from "../../identity/application-admin.ts";
+import type { ApplicationRecord, TenantRecord } from "../../identity/operator-lists.ts";
 import { ActionForm, CsrfField, Flag, Layout, Pager, type PageSession, When, Words } from "./layout.tsx";
 
 const applicationHref = (id: string) => `/console/applications/${encodeURIComponent(id)}`;
@@ -105,20 +105,7 @@ export function applicationsView(props: {
   );
 }
 
-/** What the console shows of one application: never its secret or the secret's hash. */
-export interface ApplicationView {
-  id: string;
-  name: string;
-  type: string;
-  scopes: string[];
-  grants: string[] | null;
-  redirectUris: string[];
-  disabled: boolean;
-  hasSecret: boolean;
-  accessTokenTtlSeconds: number | null;
-}
-
-export function applicationView(props: { session: PageSession; application: ApplicationView }) {
+export function applicationView(props: { session: PageSession; application: ApplicationDetails }) {
   const { session, application } = props;
   const base = applicationHref(application.id);
   const approved = new Set(application.scopes);

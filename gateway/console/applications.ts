@@ -2,9 +2,12 @@ import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { APPLICATION_GRANTS, scopeNamed } from "../../contracts/scopes.ts";
 import { setApplicationEnabled } from "../../identity/access-control.ts";
-import { rotateApplicationSecret } from "../../identity/application-secret-store.ts";
-import { applicationById, applicationPage, setApplicationAccess } from "../../identity/application-store.ts";
-import { tenantByDomain, tenantPage } from "../../identity/tenant-store.ts";
+import {
+  applicationDetails,
+  approveApplicationAccess,
+  newApplicationSecret,
+} from "../../identity/application-admin.ts";
+import { applicationList, tenantList } from "../../identity/operator-lists.ts";
 import { pageOf } from "../admin-paging.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import { applicationsView, applicationView, newSecretView, tenantsView } from "./applications-views.tsx";
@@ -40,11 +43,6 @@ export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
   const { db } = deps;
   const sql = db.sql;
 
-  async function tenantIdOf(domain: string): Promise<string> {
-    const tenant = await tenantByDomain(sql, domain);
-    if (!tenant) throw new PlatformError(ErrorCode.NotFound, `No tenant ${domain}.`);
-    return tenant.id;
-  }
   function idOf(c: ConsoleContext): string {
     return checked(idSchema, c.req.param("id"), "id");
   }
@@ -52,7 +50,7 @@ export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
   consolePage(app, "/tenants", {
     get: async (c) => {
       const [after = null] = pageKey(c, 1) ?? [];
-      const rows = await tenantPage(sql, after, CONSOLE_PAGE_SIZE + 1);
+      const rows = await tenantList(sql, { after, limit: CONSOLE_PAGE_SIZE + 1 });
       const page = pageOf(
         rows,
         CONSOLE_PAGE_SIZE,
@@ -72,9 +70,9 @@ export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
       const tenant = c.req.query("tenant")
         ? checked(domainSchema, c.req.query("tenant"), "tenant")
         : undefined;
-      const tenantId = tenant === undefined ? undefined : await tenantIdOf(tenant);
       const [after = null] = pageKey(c, 1) ?? [];
-      const rows = await applicationPage(sql, { tenantId, after, limit: CONSOLE_PAGE_SIZE + 1 });
+      const rows = await applicationList(sql, { tenant, after, limit: CONSOLE_PAGE_SIZE + 1 });
+      if (!rows) throw new PlatformError(ErrorCode.NotFound, `No tenant ${tenant}.`);
       const page = pageOf(
         rows,
         CONSOLE_PAGE_SIZE,
@@ -96,20 +94,8 @@ export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
   consolePage(app, "/applications/:id", {
     get: async (c) => {
       const id = idOf(c);
-      const found = await applicationById(sql, id);
-      if (!found) throw new PlatformError(ErrorCode.NotFound, `No application ${id}.`);
-      // Never the secret's hash: only whether there is one.
-      const application = {
-        id: found.id,
-        name: found.name,
-        type: found.type,
-        scopes: found.scopes,
-        grants: found.grants,
-        redirectUris: found.redirectUris,
-        disabled: found.disabled,
-        hasSecret: found.secretHash !== null,
-        accessTokenTtlSeconds: found.accessTokenTtlSeconds,
-      };
+      const application = await applicationDetails(db, id);
+      if (!application) throw new PlatformError(ErrorCode.NotFound, `No application ${id}.`);
       return render(c, applicationView({ session: pageSession(c), application }));
     },
   });
@@ -135,9 +121,8 @@ export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
   consolePage(app, "/applications/:id/secret", {
     post: async (c) => {
       const id = idOf(c);
-      const secret = await rotateApplicationSecret(sql, id);
+      const secret = await newApplicationSecret(db, id);
       if (!secret) throw new PlatformError(ErrorCode.NotFound, `No application ${id}.`);
-      await db.changes.announce({ kind: "application", id });
       deps.log.info({ application: id }, "application secret rotated in the console");
       return render(c, newSecretView({ session: pageSession(c), id, secret }));
     },
@@ -147,17 +132,9 @@ export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
     post: async (c) => {
       const id = idOf(c);
       const form = c.get("form");
-      const { scopes, grants } = checked(accessSchema, {
-        scopes: form.all("scope"),
-        grants: form.all("grant"),
-      });
-      const access = {
-        scopes: [...new Set(scopes)],
-        grants: grants.length === 0 ? null : [...new Set(grants)],
-      };
-      if (!(await setApplicationAccess(sql, id, access)))
-        throw new PlatformError(ErrorCode.NotFound, `No application ${id}.`);
-      await db.changes.announce({ kind: "application", id });
+      const asked = checked(accessSchema, { scopes: form.all("scope"), grants: form.all("grant") });
+      const access = await approveApplicationAccess(db, id, asked);
+      if (!access) throw new PlatformError(ErrorCode.NotFound, `No application ${id}.`);
       deps.log.info(
         { application: id, scopes: access.scopes, grants: access.grants },
         "application access approved in the console",

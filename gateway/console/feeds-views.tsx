@@ -1,5 +1,4 @@
-import type { FeedRun } from "../../directory/feed-run-store.ts";
-import type { FeedSettings } from "../../directory/feed-store.ts";
+import type { FeedRun, FeedSettings } from "../../directory/feeds.ts";
 import { ActionForm, Layout, type PageSession, When } from "./layout.tsx";
 
 function Settings(props: { feed: FeedSettings }) {

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { queueFeedRun, recentFeedRuns } from "../../directory/feed-run-store.ts";
-import { enqueueFeedSync, feedSettings } from "../../directory/feed-store.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
+import { feedWithRuns, runFeedNow, tenantFeed } from "../../directory/feeds.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import {
   type ConsoleApp,
@@ -24,9 +22,9 @@ export function feedPages(app: ConsoleApp, deps: GatewayDeps) {
   const sql = deps.db.sql;
 
   async function feedOf(domain: string) {
-    const tenant = await tenantByDomain(sql, domain);
-    if (!tenant) throw new PlatformError(ErrorCode.NotFound, `No tenant ${domain}.`);
-    return await feedSettings(sql, tenant.id);
+    const found = await tenantFeed(sql, domain);
+    if (!found) throw new PlatformError(ErrorCode.NotFound, `No tenant ${domain}.`);
+    return found.feed;
   }
 
   consolePage(app, "/feeds", {
@@ -35,7 +33,7 @@ export function feedPages(app: ConsoleApp, deps: GatewayDeps) {
         ? checked(tenantSchema, c.req.query("tenant"), "tenant")
         : undefined;
       const feed = tenant === undefined ? undefined : await feedOf(tenant);
-      const runs = feed ? await recentFeedRuns(sql, feed.tenantId, RUNS_SHOWN) : [];
+      const runs = feed ? (await feedWithRuns(sql, feed, RUNS_SHOWN)).runs : [];
       return render(c, feedView({ session: pageSession(c), tenant, feed, runs }));
     },
   });
@@ -45,10 +43,9 @@ export function feedPages(app: ConsoleApp, deps: GatewayDeps) {
       const tenant = checked(tenantSchema, c.get("form").get("tenant"), "tenant");
       const feed = await feedOf(tenant);
       if (!feed) throw new PlatformError(ErrorCode.NotFound, `${tenant} has no enterprise feed.`);
-      if (!feed.enabled) throw new PlatformError(ErrorCode.Conflict, `The feed of ${tenant} is disabled.`);
-      const run = await queueFeedRun(sql, feed.tenantId, "manual");
       // As on the admin API: asked again, the waiting run's job is sent again.
-      await enqueueFeedSync(deps.jobs, { tenantId: feed.tenantId, trigger: "manual", runId: run.id });
+      const run = await runFeedNow({ sql, jobs: deps.jobs }, feed);
+      if (!run) throw new PlatformError(ErrorCode.Conflict, `The feed of ${tenant} is disabled.`);
       deps.log.info({ tenant, run: run.id }, "feed run queued in the console");
       return redirectWith(c, href("/console/feeds", { tenant }), {
         kind: "done",

@@ -1,4 +1,4 @@
-import type { UserRecord } from "../../identity/user-store.ts";
+import type { UserRecord } from "../../identity/operator-lists.ts";
 import { ActionForm, Flag, Layout, Pager, type PageSession } from "./layout.tsx";
 
 export function usersView(props: {

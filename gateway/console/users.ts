@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { setUserEnabled } from "../../identity/access-control.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
-import { type UserRecord, userPage } from "../../identity/user-store.ts";
+import { accountList, type UserRecord } from "../../identity/operator-lists.ts";
 import { pageOf } from "../admin-paging.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import {
@@ -41,9 +40,8 @@ export function userPages(app: ConsoleApp, deps: GatewayDeps) {
       const [after = null] = pageKey(c, 1) ?? [];
       let page: { items: UserRecord[]; next: string | null } = { items: [], next: null };
       if (tenant !== undefined) {
-        const found = await tenantByDomain(sql, tenant);
-        if (!found) throw new PlatformError(ErrorCode.NotFound, `No tenant ${tenant}.`);
-        const rows = await userPage(sql, found.id, { after, limit: CONSOLE_PAGE_SIZE + 1, keyword });
+        const rows = await accountList(sql, { tenant, after, limit: CONSOLE_PAGE_SIZE + 1, keyword });
+        if (!rows) throw new PlatformError(ErrorCode.NotFound, `No tenant ${tenant}.`);
         page = pageOf(
           rows,
           CONSOLE_PAGE_SIZE,

@@ -1,9 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { workflowReminderSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { type ApplicationRecord, applicationPage } from "../../identity/application-store.ts";
-import { type TenantRecord, tenantByDomain, tenantPage } from "../../identity/tenant-store.ts";
-import { type UserRecord, userPage } from "../../identity/user-store.ts";
+import {
+  type ApplicationRecord,
+  accountList,
+  applicationList,
+  type TenantRecord,
+  tenantList,
+  type UserRecord,
+} from "../../identity/operator-lists.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -107,10 +112,9 @@ export function adminReadRoutes(deps: GatewayDeps) {
   const sql = deps.db.sql;
   const security = [{ admin: [] }];
 
-  async function tenantIdOf(name: string): Promise<string> {
-    const tenant = await tenantByDomain(sql, name);
-    if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${name}`);
-    return tenant.id;
+  function found<T>(rows: T[] | undefined, tenant: string | undefined): T[] {
+    if (!rows) throw new PlatformError(ErrorCode.NotFound, `no tenant ${tenant}`);
+    return rows;
   }
 
   app.openapi(
@@ -133,7 +137,7 @@ export function adminReadRoutes(deps: GatewayDeps) {
     async (c) => {
       const { limit, after } = c.req.valid("query");
       const [from = null] = afterKey(after, 1) ?? [];
-      const rows = await tenantPage(sql, from, limit + 1);
+      const rows = await tenantList(sql, { after: from, limit: limit + 1 });
       c.header("Cache-Control", "no-store");
       return c.json(
         pageOf(rows, limit, (row) => [row.domain], tenantView),
@@ -162,9 +166,8 @@ export function adminReadRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { limit, after, tenant } = c.req.valid("query");
-      const tenantId = tenant === undefined ? undefined : await tenantIdOf(tenant);
       const [from = null] = afterKey(after, 1) ?? [];
-      const rows = await applicationPage(sql, { tenantId, after: from, limit: limit + 1 });
+      const rows = found(await applicationList(sql, { tenant, after: from, limit: limit + 1 }), tenant);
       c.header("Cache-Control", "no-store");
       return c.json(
         pageOf(rows, limit, (row) => [row.id], applicationView),
@@ -198,9 +201,8 @@ export function adminReadRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { limit, after, tenant, keyword } = c.req.valid("query");
-      const tenantId = await tenantIdOf(tenant);
       const [from = null] = afterKey(after, 1) ?? [];
-      const rows = await userPage(sql, tenantId, { after: from, limit: limit + 1, keyword });
+      const rows = found(await accountList(sql, { tenant, after: from, limit: limit + 1, keyword }), tenant);
       c.header("Cache-Control", "no-store");
       return c.json(
         pageOf(rows, limit, (row) => [row.account], userView),

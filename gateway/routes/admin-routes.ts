@@ -2,12 +2,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { rotateSigningKey } from "../../identity/access-tokens.ts";
-import { rotateApplicationSecret } from "../../identity/application-secret-store.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
+import { newApplicationSecret } from "../../identity/application-admin.ts";
 import { applyBootstrap, resolveSecretVariables } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
+import { withdrawSeal } from "../../seals/seal-admin.ts";
 import type { SealCache } from "../../seals/seal-cache.ts";
-import { deleteSeal } from "../../seals/seal-store.ts";
 import { bootstrapEntries } from "../bootstrap-sections.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -67,9 +66,8 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      const secret = await rotateApplicationSecret(deps.db.sql, id);
+      const secret = await newApplicationSecret(deps.db, id);
       if (!secret) throw new PlatformError(ErrorCode.NotFound, `no application ${id}`);
-      await deps.db.changes.announce({ kind: "application", id });
       c.header("Cache-Control", "no-store");
       return c.json({ id, secret }, 200);
     },
@@ -115,12 +113,7 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
     async (c) => {
       const { code } = c.req.valid("param");
       const { tenant } = c.req.valid("query");
-      const owner = tenant ? await tenantByDomain(deps.db.sql, tenant) : undefined;
-      if (tenant && !owner) throw new PlatformError(ErrorCode.NotFound, `no tenant ${tenant}`);
-      const deleted = await deleteSeal(deps.db.sql, code, owner?.id ?? null);
-      seals.clear();
-      if (!deleted)
-        throw new PlatformError(ErrorCode.NotFound, `no seal ${code}${tenant ? ` of ${tenant}` : ""}`);
+      await withdrawSeal({ sql: deps.db.sql, seals }, code, tenant);
       return c.json({ withdrawn: true as const }, 200);
     },
   );

@@ -1,34 +1,24 @@
 import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { isPlatformError } from "../../contracts/errors.ts";
-import { Grant } from "../../contracts/scopes.ts";
-import { type Application, applicationById } from "../../identity/application-store.ts";
 import {
-  deleteAuthorizationRequest,
-  insertAuthorizationRequest,
-  type PendingRequest,
-  pendingAuthorizationRequest,
-  setAuthorizationRequestUser,
-} from "../../identity/authorization-request-store.ts";
-import { allowsGrant, grantableScopes } from "../../identity/authorization-server.ts";
-import { userById } from "../../identity/user-store.ts";
-import { newSecret } from "../../runtime/secrets.ts";
+  AUTHORIZATION_REQUEST_TTL_SECONDS,
+  type AuthorizationStep,
+  decideAuthorization,
+  openAuthorizationRequest,
+  type RedirectTarget,
+  signInForAuthorization,
+} from "../../identity/authorization-requests.ts";
 import { clientAddress } from "../client-address.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
 
 const REQUEST_COOKIE = "op_authz";
-const REQUEST_TTL_SECONDS = 600;
 const FIELD_LIMIT = 4096;
 
 /** Sends the browser back to the client with the result in the query (code) or fragment (token). */
-function redirectWith(
-  c: Context<GatewayEnv>,
-  request: Pick<PendingRequest, "redirectUri" | "state" | "responseType">,
-  params: Record<string, string>,
-) {
+function redirectWith(c: Context<GatewayEnv>, request: RedirectTarget, params: Record<string, string>) {
   const values = new URLSearchParams(params);
   if (request.state !== null) values.set("state", request.state);
   const url = new URL(request.redirectUri);
@@ -171,185 +161,71 @@ const AUTHORIZE_OPERATIONS: RouteConfig[] = [
  */
 export function authorizeRoutes(deps: GatewayDeps) {
   const { sql } = deps.db;
-  const { server } = deps.oauth;
+  const steps = { sql, server: deps.oauth.server };
   const app = new OpenAPIHono<GatewayEnv>();
   // Documented, not validated by the framework: a browser is answered with pages, never an envelope.
   for (const operation of AUTHORIZE_OPERATIONS) app.openAPIRegistry.registerPath(operation);
 
-  async function pending(
-    c: Context<GatewayEnv>,
-    id: string | undefined,
-  ): Promise<PendingRequest | undefined> {
+  /** The pending request's id, when the browser that opened it sends it. */
+  function requestId(c: Context<GatewayEnv>, form: Record<string, unknown>): string | undefined {
+    const id = typeof form.request === "string" ? form.request : undefined;
     if (!id || id.length > FIELD_LIMIT || getCookie(c, REQUEST_COOKIE) !== id) return undefined;
-    return await pendingAuthorizationRequest(sql, id);
+    return id;
   }
 
   app.get("/authorize", async (c) => {
     const q = c.req.query();
     if (Object.values(q).some((value) => value.length > FIELD_LIMIT))
       return html(c, errorPage("request too large"), 400);
-    const application = q.client_id ? await applicationById(sql, q.client_id) : undefined;
-    if (!application || application.disabled) return html(c, errorPage("unknown client_id"), 400);
-    const redirectUri =
-      q.redirect_uri ?? (application.redirectUris.length === 1 ? application.redirectUris[0] : undefined);
-    // Never redirect to an address the application did not register: show the error here instead.
-    if (!redirectUri || !application.redirectUris.includes(redirectUri)) {
-      return html(c, errorPage("redirect_uri is not registered for this application"), 400);
+    const step = await openAuthorizationRequest(sql, q);
+    if (step.page === "sign-in") {
+      setCookie(c, REQUEST_COOKIE, step.requestId, {
+        httpOnly: true,
+        sameSite: "Lax",
+        path: "/oauth2",
+        maxAge: AUTHORIZATION_REQUEST_TTL_SECONDS,
+        secure: deps.config.http.publicUrl.startsWith("https:"),
+      });
     }
-    const responseType = q.response_type;
-    const base = { redirectUri, state: q.state ?? null };
-    if (responseType !== "code" && !(responseType === "token" && application.implicitAllowed)) {
-      return redirectWith(
-        c,
-        { ...base, responseType: "code" },
-        {
-          error: "unsupported_response_type",
-          error_description: `response_type ${responseType ?? "(missing)"} is not allowed for this application`,
-        },
-      );
-    }
-    const grant = responseType === "token" ? Grant.Implicit : Grant.AuthorizationCode;
-    if (!allowsGrant(application, grant)) {
-      return redirectWith(
-        c,
-        { ...base, responseType },
-        {
-          error: "unauthorized_client",
-          error_description: `this application may not use the ${grant} grant`,
-        },
-      );
-    }
-    let scopes: string[];
-    try {
-      scopes = grantableScopes(application, grant, q.scope);
-    } catch (error) {
-      return redirectWith(
-        c,
-        { ...base, responseType },
-        {
-          error: "invalid_scope",
-          error_description: isPlatformError(error) ? error.message : "invalid scope",
-        },
-      );
-    }
-    const challengeError = pkceError(application, responseType, q.code_challenge, q.code_challenge_method);
-    if (challengeError) {
-      return redirectWith(
-        c,
-        { ...base, responseType },
-        { error: "invalid_request", error_description: challengeError },
-      );
-    }
-    const id = newSecret();
-    await insertAuthorizationRequest(
-      sql,
-      {
-        id,
-        applicationId: application.id,
-        responseType,
-        redirectUri,
-        scopes,
-        state: q.state ?? null,
-        codeChallenge: q.code_challenge ?? null,
-      },
-      REQUEST_TTL_SECONDS,
-    );
-    setCookie(c, REQUEST_COOKIE, id, {
-      httpOnly: true,
-      sameSite: "Lax",
-      path: "/oauth2",
-      maxAge: REQUEST_TTL_SECONDS,
-      secure: deps.config.http.publicUrl.startsWith("https:"),
-    });
-    return html(c, loginPage({ requestId: id, applicationName: application.name }));
+    return answer(c, step);
   });
 
   app.post("/authorize/login", async (c) => {
     const form = await readForm(c);
     if (!form)
       return html(c, errorPage("the sign-in form could not be read; start again from the application"), 400);
-    const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
-    if (!request)
-      return html(c, errorPage("this sign-in page has expired; start again from the application"), 400);
-    const application = (await applicationById(sql, request.applicationId))!;
-    const username = typeof form.username === "string" ? form.username.slice(0, 256) : "";
-    const password = typeof form.password === "string" ? form.password.slice(0, 1024) : "";
-    let user: Awaited<ReturnType<typeof server.authenticateWithLimits>>;
-    try {
-      user =
-        username && password
-          ? await server.authenticateWithLimits(
-              application,
-              username,
-              password,
-              clientAddress(c, deps.config.http.trustProxyHops),
-            )
-          : undefined;
-    } catch (error) {
-      const message = isPlatformError(error) ? error.message : "sign-in failed";
-      return html(c, loginPage({ requestId: request.id, applicationName: application.name, error: message }));
-    }
-    if (!user) {
-      return html(
-        c,
-        loginPage({
-          requestId: request.id,
-          applicationName: application.name,
-          error: "Wrong account or password.",
-        }),
-      );
-    }
-    await setAuthorizationRequestUser(sql, request.id, user.id);
-    return html(
-      c,
-      consentPage({
-        requestId: request.id,
-        applicationName: application.name,
-        userName: user.name,
-        scopes: request.scopes,
-      }),
-    );
+    const step = await signInForAuthorization(steps, requestId(c, form), {
+      username: typeof form.username === "string" ? form.username.slice(0, 256) : "",
+      password: typeof form.password === "string" ? form.password.slice(0, 1024) : "",
+      address: clientAddress(c, deps.config.http.trustProxyHops),
+    });
+    return answer(c, step);
   });
 
   app.post("/authorize/consent", async (c) => {
     const form = await readForm(c);
     if (!form)
       return html(c, errorPage("the consent form could not be read; start again from the application"), 400);
-    const request = await pending(c, typeof form.request === "string" ? form.request : undefined);
-    if (!request?.userId)
-      return html(c, errorPage("this consent page has expired; start again from the application"), 400);
-    await deleteAuthorizationRequest(sql, request.id);
-    deleteCookie(c, REQUEST_COOKIE, { path: "/oauth2" });
-    if (form.decision !== "allow") {
-      return redirectWith(c, request, {
-        error: "access_denied",
-        error_description: "the user denied access",
-      });
-    }
-    const application = (await applicationById(sql, request.applicationId))!;
-    const user = await userById(sql, request.userId);
-    if (!user || user.disabled)
-      return redirectWith(c, request, { error: "access_denied", error_description: "account disabled" });
-    if (request.responseType === "token") {
-      const tokens = await server.userTokens(application, user, Grant.Implicit, request.scopes);
-      return redirectWith(c, request, {
-        access_token: tokens.access_token,
-        token_type: tokens.token_type,
-        expires_in: String(tokens.expires_in),
-        scope: request.scopes.join(" "),
-      });
-    }
-    const code = await server.issueCode({
-      applicationId: application.id,
-      userId: user.id,
-      redirectUri: request.redirectUri,
-      scopes: request.scopes,
-      codeChallenge: request.codeChallenge,
-    });
-    return redirectWith(c, request, { code });
+    const step = await decideAuthorization(steps, requestId(c, form), form.decision === "allow");
+    if (step.page === "redirect") deleteCookie(c, REQUEST_COOKIE, { path: "/oauth2" });
+    return answer(c, step);
   });
 
   return app;
+}
+
+/** A step's page, or its redirect back to the application. */
+function answer(c: Context<GatewayEnv>, step: AuthorizationStep) {
+  switch (step.page) {
+    case "error":
+      return html(c, errorPage(step.message), 400);
+    case "redirect":
+      return redirectWith(c, step.to, step.params);
+    case "sign-in":
+      return html(c, loginPage(step));
+    case "consent":
+      return html(c, consentPage(step));
+  }
 }
 
 /**
@@ -361,20 +237,4 @@ async function readForm(c: Context<GatewayEnv>): Promise<Record<string, unknown>
   if (!form) return undefined;
   const texts = Object.entries(form).flat();
   return texts.some((text) => typeof text === "string" && text.includes("\0")) ? undefined : form;
-}
-
-/** PKCE: S256 only; required of public clients (no secret), which cannot otherwise prove who they are. */
-function pkceError(
-  application: Application,
-  responseType: string,
-  challenge: string | undefined,
-  method: string | undefined,
-): string | undefined {
-  if (responseType !== "code") return undefined;
-  if (challenge === undefined) {
-    return application.secretHash === null ? "public clients must send a PKCE code_challenge" : undefined;
-  }
-  if (method !== "S256") return "code_challenge_method must be S256";
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return "code_challenge must be a base64url SHA-256 digest";
-  return undefined;
 }

@@ -1,9 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { FEED_RUN_STATUSES, FEED_RUN_TRIGGERS } from "../../contracts/feed.ts";
-import { feedRun, queueFeedRun, recentFeedRuns } from "../../directory/feed-run-store.ts";
-import { enqueueFeedSync, feedPage, feedSettings } from "../../directory/feed-store.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
+import { feedList, feedRunOf, feedWithRuns, runFeedNow, tenantFeed } from "../../directory/feeds.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -77,9 +75,8 @@ export function feedAdminRoutes(deps: GatewayDeps) {
   const security = [{ admin: [] }];
 
   async function feedOf(domain: string) {
-    const tenant = await tenantByDomain(sql, domain);
-    const settings = tenant ? await feedSettings(sql, tenant.id) : undefined;
-    if (!tenant || !settings) throw new PlatformError(ErrorCode.NotFound, `no feed for tenant ${domain}`);
+    const settings = (await tenantFeed(sql, domain))?.feed;
+    if (!settings) throw new PlatformError(ErrorCode.NotFound, `no feed for tenant ${domain}`);
     return settings;
   }
 
@@ -103,7 +100,7 @@ export function feedAdminRoutes(deps: GatewayDeps) {
     async (c) => {
       const { limit, after } = c.req.valid("query");
       const [from = null] = afterKey(after, 1) ?? [];
-      const rows = await feedPage(sql, from, limit + 1);
+      const rows = await feedList(sql, { after: from, limit: limit + 1 });
       c.header("Cache-Control", "no-store");
       return c.json(
         pageOf(
@@ -136,9 +133,8 @@ export function feedAdminRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { domain } = c.req.valid("param");
-      const { tenantId, ...settings } = await feedOf(domain);
-      const runs = await recentFeedRuns(sql, tenantId, c.req.valid("query").limit);
-      return c.json({ tenant: domain, ...settings, runs: runs as z.infer<typeof runSchema>[] }, 200);
+      const feed = await feedWithRuns(sql, await feedOf(domain), c.req.valid("query").limit);
+      return c.json({ tenant: domain, ...feed, runs: feed.runs as z.infer<typeof runSchema>[] }, 200);
     },
   );
 
@@ -158,8 +154,7 @@ export function feedAdminRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { domain, id } = c.req.valid("param");
-      const { tenantId } = await feedOf(domain);
-      const run = await feedRun(sql, tenantId, id);
+      const run = await feedRunOf(sql, await feedOf(domain), id);
       if (!run) throw new PlatformError(ErrorCode.NotFound, `no run ${id} of the feed of ${domain}`);
       return c.json(run as z.infer<typeof runWithRejectsSchema>, 200);
     },
@@ -190,12 +185,8 @@ export function feedAdminRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { domain } = c.req.valid("param");
-      const { tenantId, enabled } = await feedOf(domain);
-      if (!enabled) throw new PlatformError(ErrorCode.Conflict, `the feed of ${domain} is disabled`);
-      const run = await queueFeedRun(sql, tenantId, "manual");
-      // Asked again, the waiting run's job is sent again: a job lost before a worker took it does
-      // not leave the run waiting forever, and a second job for a started run does nothing.
-      await enqueueFeedSync(deps.jobs, { tenantId, trigger: "manual", runId: run.id });
+      const run = await runFeedNow({ sql, jobs: deps.jobs }, await feedOf(domain));
+      if (!run) throw new PlatformError(ErrorCode.Conflict, `the feed of ${domain} is disabled`);
       c.header("Location", `/admin/feeds/${encodeURIComponent(domain)}/runs/${run.id}`);
       return c.json(run as z.infer<typeof runSchema>, 202);
     },

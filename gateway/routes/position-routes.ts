@@ -1,13 +1,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   grantPosition,
+  heldPositions,
   parsePosition,
   parsePositionFilter,
-  positionsOf,
   revokePosition,
   searchUsers,
-  userIdByCode,
-} from "../../directory/position-store.ts";
+} from "../../directory/positions.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
@@ -72,8 +71,7 @@ export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode
     async (c) => {
       const { id } = c.req.valid("param");
       const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, c.req.valid("query").domain);
-      const userId = await userIdByCode(sql, tenantId, code);
-      return c.json(workflowResponse(await positionsOf(sql, tenantId, userId)), 200);
+      return c.json(workflowResponse(await heldPositions(sql, tenantId, { code })), 200);
     },
   );
 

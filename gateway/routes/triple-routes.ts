@@ -1,15 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import { parsePositionFilter, searchUsers } from "../../directory/position-store.ts";
+import { parsePositionFilter, searchUsers } from "../../directory/positions.ts";
 import {
+  checkTripleChanges,
   createTriple,
-  findTriple,
   listTriples,
-  modifiableFields,
   modifyTriple,
   removeTriple,
   type TripleType,
-} from "../../directory/triple-store.ts";
+  tripleEntry,
+} from "../../directory/triples.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
@@ -103,10 +102,7 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: 
       const { type, idc } = c.req.valid("param");
       const { domain, verbose } = c.req.valid("query");
       const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
-      const entry = await findTriple(sql, tenantId, type, code);
-      // Workflow definitions name the posts their steps go to; none do on this platform yet.
-      const extra = type === "post" ? { apps: [], ...(verbose ? { nodes: [] } : {}) } : {};
-      return c.json(workflowResponse([{ ...entry, ...extra }]), 200);
+      return c.json(workflowResponse([await tripleEntry(sql, tenantId, { type, code, verbose })]), 200);
     },
   );
 
@@ -158,14 +154,7 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: 
     async (c) => {
       const { type, idc } = c.req.valid("param");
       const { domain, ...changes } = parseParameters(modifyParameters, await requestParameters(c));
-      const allowed = modifiableFields(type);
-      const refused = Object.keys(changes).find((field) => field !== "source" && !allowed.includes(field));
-      if (refused) {
-        throw localizedError(ErrorCode.InvalidArgument, "notModifiable", {
-          field: refused,
-          type: { term: type },
-        });
-      }
+      checkTripleChanges(type, changes);
       const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
       return c.json(workflowResponse([await modifyTriple(sql, tenantId, type, code, changes)]), 200);
     },

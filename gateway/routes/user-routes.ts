@@ -1,17 +1,8 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ErrorCode, localizedError } from "../../contracts/errors.ts";
-import { positionsOf } from "../../directory/position-store.ts";
+import { heldPositions } from "../../directory/positions.ts";
 import type { AccessClaims } from "../../identity/access-tokens.ts";
-import { userProfile } from "../../identity/user-store.ts";
-import {
-  changePreference,
-  checkPreferenceKey,
-  type Preferences,
-  preferencesOf,
-  preferenceView,
-} from "../../notifications/preference-store.ts";
-import type { Queryable } from "../../runtime/database.ts";
-import { tenantAppIds } from "../../workflow/app-store.ts";
+import { profileOf } from "../../identity/profiles.ts";
+import { changeProfilePreference, profilePreference } from "../../workflow/profile-preferences.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
@@ -62,24 +53,6 @@ const positionResponses = {
   },
   ...workflowErrors(),
 };
-
-type Profile = z.infer<typeof profileSchema>;
-
-async function profileOf(sql: Queryable, userId: string, tenantId: string | undefined): Promise<Profile> {
-  const row = await userProfile(sql, userId, tenantId);
-  if (!row) throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "user" }, code: userId });
-  return { ...row };
-}
-
-/** 1.3-1.5 answer the profile with the preference sets and the tenant's own list of apps. */
-function withPreferences(
-  profile: Profile,
-  preferences: Preferences,
-  key: string,
-  tenantApps: string[],
-): Profile {
-  return { ...profile, TenantApps: tenantApps, ...preferenceView(preferences, key) };
-}
 
 const keyParam = z
   .string()
@@ -153,14 +126,8 @@ export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
       }),
       async (c) => {
         const { key } = c.req.valid("param");
-        checkPreferenceKey(key);
-        const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
-        const [profile, preferences, tenantApps] = await Promise.all([
-          profileOf(sql, userId, tenantId),
-          preferencesOf(sql, userId),
-          tenantAppIds(sql, userId),
-        ]);
-        return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
+        const profile = await profilePreference(sql, subject(c.get("token"), c.req.param("userId")), key);
+        return c.json(workflowResponse([profile]), 200);
       },
     );
     for (const [method, change, id] of [
@@ -181,11 +148,9 @@ export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
         }),
         async (c) => {
           const { key, value } = c.req.valid("param");
-          const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
-          const profile = await profileOf(sql, userId, tenantId);
-          const preferences = await changePreference(sql, userId, key, value, change);
-          const tenantApps = await tenantAppIds(sql, userId);
-          return c.json(workflowResponse([withPreferences(profile, preferences, key, tenantApps)]), 200);
+          const who = subject(c.get("token"), c.req.param("userId"));
+          const profile = await changeProfilePreference(sql, who, { key, value, change });
+          return c.json(workflowResponse([profile]), 200);
         },
       );
     }
@@ -204,7 +169,7 @@ export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
     }),
     async (c) => {
       const claims = c.get("token");
-      const positions = await positionsOf(sql, claims.tenantId!, claims.userId!);
+      const positions = await heldPositions(sql, claims.tenantId!, { id: claims.userId! });
       return c.json(workflowResponse(positions), 200);
     },
   );

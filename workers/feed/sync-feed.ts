@@ -4,32 +4,27 @@ import {
   type FeedEntity,
   type FeedSyncJob,
 } from "../../contracts/feed.ts";
-import { analyzeDirectory, mergeFeed } from "../../directory/feed-merge-store.ts";
+import { readFeedRow } from "../../directory/feed-rows.ts";
 import {
-  abandonFeedRun,
-  beatFeedRun,
-  failedFeedRunsInARow,
-  failFeedRun,
-  feedRunState,
-  insertFeedRejects,
-  pruneFeedRuns,
-  runningFeedRun,
-  startFeedRun,
-  startQueuedFeedRun,
-  succeedFeedRun,
-} from "../../directory/feed-run-store.ts";
-import { clearStage, FeedStage } from "../../directory/feed-stage-store.ts";
-import {
+  abandonStoppedRun,
+  applyFeedRun,
+  beatRun,
+  claimFeedRun,
+  type EntityCounts,
+  enabledFeed,
+  endFeedRun,
   type FeedSettings,
-  feedSettings,
-  scheduleFeedRetry,
-  setFeedSyncedSince,
-} from "../../directory/feed-store.ts";
-import { type Sql, transaction } from "../../runtime/database.ts";
+  failRun,
+  failRunForProvider,
+  feedStage,
+  heartbeatMs,
+  MAX_RECORDED_REJECTS,
+  type Reject,
+} from "../../directory/feed-runs.ts";
+import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { FeedFormatError, feedEntities } from "./feed-response-stream.ts";
-import { readFeedRow } from "./feed-rows.ts";
 
 export interface FeedDeps {
   sql: Sql;
@@ -38,38 +33,6 @@ export interface FeedDeps {
   env: Readonly<Record<string, string | undefined>>;
   /** A run whose heartbeat is older than this lost its worker and may be taken over. */
   staleAfterSeconds: number;
-}
-
-/** How often a run refreshes its heartbeat: several times within the stale limit. */
-function heartbeatMs(staleAfterSeconds: number): number {
-  return Math.min(5_000, (staleAfterSeconds * 1000) / 4);
-}
-/** Rejected rows recorded one by one per entity and run; the count covers them all. */
-const MAX_RECORDED_REJECTS = 1000;
-/** A run that changed this many rows refreshes the planner's statistics of the directory. */
-const ANALYZE_AFTER_ROWS = 10_000;
-/** Runs kept per tenant for the admin API. */
-const RUNS_KEPT = 200;
-/**
- * After the first and the second failure in a row, a scheduled feed is tried again this much later
- * (when that comes before its next scheduled run); after more, at its next scheduled run.
- */
-const RETRY_DELAYS_SECONDS = [30, 300];
-
-export interface EntityCounts {
-  received: number;
-  rejected: number;
-  applied: number;
-  disabled: number;
-  /** The provider sent every timestamp null: a full pull, in which absent entries are disabled. */
-  full: boolean;
-}
-
-interface Reject {
-  entity: FeedEntity;
-  index: number;
-  key: string | null;
-  reason: string;
 }
 
 /** A failure of the provider (HTTP, JSON, time): the run changes nothing and is tried again later. */
@@ -86,99 +49,6 @@ export function addressOf(
   return url;
 }
 
-type Claim = { runId: string; startedAt: number } | { covered: true } | { busy: true };
-
-/** Ends a run whose worker stopped beating, and drops the rows it had staged. */
-async function abandonDeadRun(sql: Sql, runId: string): Promise<void> {
-  await abandonFeedRun(sql, runId);
-  await clearStage(sql, runId);
-}
-
-/**
- * Starts the queued run a job names. A run already started by another job for it, or ended,
- * covers the job; a run abandoned by its worker is followed by a new one (undefined).
- */
-async function claimQueuedRun(
-  deps: FeedDeps,
-  job: FeedSyncJob & { runId: string },
-  since: number | null,
-  context: JobContext,
-): Promise<Claim | undefined> {
-  const { sql, staleAfterSeconds } = deps;
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const run = await feedRunState(sql, job.runId, staleAfterSeconds);
-    if (!run || run.status === "abandoned") return undefined;
-    if (run.status === "succeeded" || run.status === "failed") return { covered: true };
-    if (run.status === "running") {
-      if (run.stale) {
-        await abandonDeadRun(sql, job.runId);
-        return undefined;
-      }
-      // Handed out again, the job may be the one whose worker died holding the run: it waits for
-      // the run to end or go stale rather than trusting it.
-      if (!context.redelivered) return { covered: true };
-      await runEnd(deps, job.runId, context.signal);
-      continue;
-    }
-    const running = await runningFeedRun(sql, job.tenantId, staleAfterSeconds);
-    if (running?.stale) {
-      await abandonDeadRun(sql, running.id);
-      continue;
-    }
-    if (running) return { busy: true };
-    const started = await startQueuedFeedRun(sql, job.runId, since);
-    if (started) return { runId: started.id, startedAt: Math.floor(started.startedAt) };
-  }
-  return { busy: true };
-}
-
-/**
- * One run per tenant at a time: a unique index admits a single `running` row. A run that stopped
- * beating is abandoned and replaced; a live one started after this job was asked for covers it.
- * A job handed out again may be the one whose worker died holding the live run: it waits for that
- * run to end or go stale rather than trusting it, so a killed worker's run is finished by another.
- */
-async function claimRun(
-  deps: FeedDeps,
-  job: FeedSyncJob,
-  since: number | null,
-  context: JobContext,
-): Promise<Claim> {
-  if (job.runId) {
-    const claimed = await claimQueuedRun(deps, { ...job, runId: job.runId }, since, context);
-    if (claimed) return claimed;
-  }
-  const { sql, staleAfterSeconds } = deps;
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const claimed = await startFeedRun(sql, { tenantId: job.tenantId, trigger: job.trigger, since });
-    if (claimed) return { runId: claimed.id, startedAt: Math.floor(claimed.startedAt) };
-    const running = await runningFeedRun(sql, job.tenantId, staleAfterSeconds);
-    if (!running) continue;
-    if (running.stale) {
-      await abandonDeadRun(sql, running.id);
-      continue;
-    }
-    const covers = running.startedMs >= job.requestedAt;
-    if (!context.redelivered) return covers ? { covered: true } : { busy: true };
-    const ended = await runEnd(deps, running.id, context.signal);
-    if (ended === "succeeded" && covers) return { covered: true };
-  }
-  return { busy: true };
-}
-
-/** Waits until a run is no longer running (its final status) or has gone stale. */
-async function runEnd(deps: FeedDeps, runId: string, signal: AbortSignal): Promise<string> {
-  const pause = heartbeatMs(deps.staleAfterSeconds);
-  for (;;) {
-    const run = await feedRunState(deps.sql, runId, deps.staleAfterSeconds);
-    if (!run) return "gone";
-    if (run.status !== "running") return run.status;
-    if (run.stale) return "stale";
-    signal.throwIfAborted();
-    await new Promise((resolve) => setTimeout(resolve, pause));
-  }
-}
-
 /**
  * Pulls users, departments, posts and occupancies (in that order) from the tenant's feed into the
  * staging tables, then applies them together in one transaction: a feed that fails anywhere
@@ -187,20 +57,19 @@ async function runEnd(deps: FeedDeps, runId: string, signal: AbortSignal): Promi
 export function syncFeed(deps: FeedDeps) {
   const { sql } = deps;
   return async (job: FeedSyncJob, context: JobContext): Promise<JobOutcome> => {
-    const settings = await feedSettings(sql, job.tenantId);
-    if (!settings?.enabled) {
+    const settings = await enabledFeed(sql, job);
+    if (!settings) {
       context.log.info({ tenantId: job.tenantId }, "no enabled feed for this tenant; nothing to sync");
-      if (job.runId) await failFeedRun(sql, job.runId, "the feed was disabled before the run started", {});
       return { outcome: "done" };
     }
-    const claim = await claimRun(deps, job, settings.syncedSince, context);
+    const claim = await claimFeedRun(deps, job, settings.syncedSince, context);
     if ("covered" in claim) return { outcome: "done" };
     if ("busy" in claim) return { outcome: "retry", reason: "another run of this feed is in progress" };
 
     const { runId } = claim;
     const log = context.log.child({ runId, tenantId: job.tenantId });
     const heartbeat = setInterval(() => {
-      beatFeedRun(sql, runId).catch(() => {});
+      beatRun(sql, runId).catch(() => {});
     }, heartbeatMs(deps.staleAfterSeconds));
     heartbeat.unref();
     const counts = {} as Record<FeedEntity, EntityCounts>;
@@ -210,58 +79,31 @@ export function syncFeed(deps: FeedDeps) {
         counts[entity] = await pullEntity(deps, settings, entity, runId, rejects, context.signal);
         log.debug({ entity, ...counts[entity] }, "feed address read");
       }
-      const full = new Set(FEED_ENTITIES.filter((entity) => counts[entity].full));
-      await transaction(sql, async (tx) => {
-        const merged = await mergeFeed(tx, {
-          tenantId: job.tenantId,
-          runId,
-          full,
-          maxRejects: MAX_RECORDED_REJECTS,
-        });
-        for (const entity of FEED_ENTITIES) {
-          counts[entity].applied = merged[entity].applied;
-          counts[entity].disabled = merged[entity].disabled;
-          counts[entity].rejected += merged[entity].unresolved;
-        }
-        if (rejects.length > 0) {
-          await insertFeedRejects(tx, runId, rejects);
-        }
-        await setFeedSyncedSince(tx, job.tenantId, claim.startedAt);
-        await succeedFeedRun(tx, runId, counts);
-      });
-      const applied = FEED_ENTITIES.reduce(
-        (sum, entity) => sum + counts[entity].applied + counts[entity].disabled,
-        0,
-      );
-      // Fresh statistics at once, or searches plan for the directory as it was before a large change.
-      if (applied >= ANALYZE_AFTER_ROWS) await analyzeDirectory(sql);
+      await applyFeedRun(sql, { tenantId: job.tenantId, runId, startedAt: claim.startedAt, counts, rejects });
       log.info({ counts }, "feed synced");
       return { outcome: "done" };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (context.signal.aborted) {
         // The worker is stopping: the job goes back to the queue and another worker runs it anew.
-        await abandonFeedRun(sql, runId, "its worker stopped before the run ended");
+        await abandonStoppedRun(sql, runId);
         return { outcome: "retry", reason: message };
       }
       if (!(error instanceof FeedUnavailable)) {
-        await failFeedRun(sql, runId, message, counts);
+        await failRun(sql, runId, message, counts);
         throw error;
       }
-      // A provider's failure is the run's outcome, recorded with its retry in one step, so whoever
-      // sees the failed run sees when it is tried again.
-      const failures = await transaction(sql, async (tx) => {
-        await failFeedRun(tx, runId, message, counts);
-        const inARow = await failedFeedRunsInARow(tx, job.tenantId);
-        await scheduleFeedRetry(tx, job.tenantId, RETRY_DELAYS_SECONDS[inARow - 1] ?? null);
-        return inARow;
+      const failures = await failRunForProvider(sql, {
+        tenantId: job.tenantId,
+        runId,
+        error: message,
+        counts,
       });
       log.warn({ err: message, failures }, "feed run failed; the directory is unchanged");
       return { outcome: "done" };
     } finally {
       clearInterval(heartbeat);
-      await clearStage(sql, runId);
-      await pruneFeedRuns(sql, job.tenantId, RUNS_KEPT);
+      await endFeedRun(sql, { tenantId: job.tenantId, runId });
     }
   };
 }
@@ -292,7 +134,7 @@ async function pullEntity(
       await response.body?.cancel();
       throw new FeedUnavailable(`${entity}: the feed answered HTTP ${response.status}`);
     }
-    const stage = new FeedStage(deps.sql, runId, entity);
+    const stage = feedStage(deps.sql, runId, entity);
     const entities = feedEntities(response.body);
     let next = await entities.next();
     for (; !next.done; next = await entities.next()) {

@@ -1,5 +1,5 @@
-import type { FeedEntity } from "../../contracts/feed.ts";
-import type { StagedRow } from "../../directory/feed-stage-store.ts";
+import type { FeedEntity } from "../contracts/feed.ts";
+import type { StagedRow } from "./feed-stage-store.ts";
 
 export type RowResult = { ok: true; row: StagedRow } | { ok: false; key: string | null; reason: string };
 
