@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
-import { type FileRecord, recordDownload, spendFileToken } from "../files/file-store.ts";
+import type { FileRecord } from "../files/file-record.ts";
+import { recordDownload, spendFileToken } from "../files/file-store.ts";
 import { FileTokenGuard } from "../files/file-token-guard.ts";
 import type { AccessClaims, AccessTokens } from "../identity/access-tokens.ts";
 import { refusedToken } from "../identity/token-refusals.ts";

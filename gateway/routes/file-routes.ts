@@ -10,10 +10,10 @@ import {
   thumbSizesSchema,
 } from "../../contracts/files.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
+import type { FileRecord } from "../../files/file-record.ts";
 import {
   createFile,
   deleteFile,
-  type FileRecord,
   fileById,
   replaceContent,
   thumbOf,

@@ -7,7 +7,6 @@
 export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "bin/admin.ts → identity/application-secret-store.ts",
   "directory/feed-store.ts → identity/tenant-store.ts",
-  "exports/template-source.ts → files/file-store.ts",
   "gateway/console/applications-views.tsx → identity/application-store.ts",
   "gateway/console/applications-views.tsx → identity/tenant-store.ts",
   "gateway/console/applications.ts → identity/application-secret-store.ts",
@@ -42,7 +41,6 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "gateway/routes/channel-admin-routes.ts → notifications/channel-store.ts",
   "gateway/routes/entrust-routes.ts → workflow/app-store.ts",
   "gateway/routes/entrust-routes.ts → workflow/entrustment-store.ts",
-  "gateway/routes/export-routes.ts → files/file-store.ts",
   "gateway/routes/feed-admin-routes.ts → directory/feed-run-store.ts",
   "gateway/routes/feed-admin-routes.ts → directory/feed-store.ts",
   "gateway/routes/feed-admin-routes.ts → identity/tenant-store.ts",
