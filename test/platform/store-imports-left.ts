@@ -48,7 +48,6 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "gateway/routes/position-routes.ts → directory/position-store.ts",
   "gateway/routes/seal-admin-routes.ts → identity/tenant-store.ts",
   "gateway/routes/seal-admin-routes.ts → seals/seal-store.ts",
-  "gateway/routes/signature-routes.ts → files/file-store.ts",
   "gateway/routes/thing-routes.ts → workflow/process-store.ts",
   "gateway/routes/thing-routes.ts → workflow/thing-store.ts",
   "gateway/routes/triple-routes.ts → directory/position-store.ts",
