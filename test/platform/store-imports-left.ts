@@ -83,8 +83,6 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "workers/feed/sync-feed.ts → directory/feed-run-store.ts",
   "workers/feed/sync-feed.ts → directory/feed-stage-store.ts",
   "workers/feed/sync-feed.ts → directory/feed-store.ts",
-  "workers/files/blob-sweeper.ts → files/file-store.ts",
-  "workers/files/make-thumbnails.ts → files/file-store.ts",
   "workers/notify/deliver-tasks.ts → notifications/delivery-task-store.ts",
   "workers/notify/outcome-writer.ts → notifications/delivery-task-store.ts",
   "workers/notify/pending-sweeper.ts → notifications/delivery-task-store.ts",
