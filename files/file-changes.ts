@@ -31,7 +31,11 @@ export async function replaceFile(
  * Deletes the caller's file; the answer is the file that was. Its content stays while other files
  * share it: the blob sweep removes it once unused.
  */
-export async function deleteOwnFile(deps: Pick<IntakeDeps, "sql">, id: string, caller: FileCaller) {
+export async function deleteOwnFile(
+  deps: Pick<IntakeDeps, "sql">,
+  id: string,
+  caller: FileCaller,
+): Promise<FileRecord> {
   const file = await findFile(deps.sql, id);
   requireOwner(file, caller);
   await deleteFile(deps.sql, file.id);
