@@ -2,7 +2,7 @@ import { lookup as systemLookup } from "node:dns/promises";
 import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
-import { fileById } from "../files/file-store.ts";
+import { readOpenFile } from "../files/stored-files.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { isInternalAddress, parseAddress } from "../runtime/internal-address.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -153,18 +153,24 @@ export class TemplateSource {
   }
 
   private async ownFile(id: string, what: string): Promise<Buffer> {
-    const file = /^[0-9a-f-]{36}$/.test(id) ? await fileById(this.options.sql, id) : undefined;
-    if (!file) throw new PlatformError(ErrorCode.InvalidArgument, `${what}: no file ${id} on this platform`);
-    if (file.meta.secure === true) {
-      throw new PlatformError(
-        ErrorCode.PermissionDenied,
-        `${what}: a secure file cannot be read by the export service`,
-      );
+    const read = /^[0-9a-f-]{36}$/.test(id)
+      ? await readOpenFile(this.options, id, this.options.maxBytes)
+      : { refused: "missing" as const };
+    if ("content" in read) return read.content;
+    switch (read.refused) {
+      case "missing":
+        throw new PlatformError(ErrorCode.InvalidArgument, `${what}: no file ${id} on this platform`);
+      case "secure":
+        throw new PlatformError(
+          ErrorCode.PermissionDenied,
+          `${what}: a secure file cannot be read by the export service`,
+        );
+      case "too-large":
+        throw new PlatformError(
+          ErrorCode.Unprocessable,
+          `${what}: larger than ${this.options.maxBytes} bytes`,
+        );
     }
-    if (file.size > this.options.maxBytes) {
-      throw new PlatformError(ErrorCode.Unprocessable, `${what}: larger than ${this.options.maxBytes} bytes`);
-    }
-    return this.options.storage.readBytes(file.storageKey);
   }
 
   async close(): Promise<void> {

@@ -1,30 +1,6 @@
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import type { StoredUpload } from "../runtime/storage/file-storage.ts";
-
-export interface FileRecord {
-  id: string;
-  name: string;
-  mime: string;
-  size: number;
-  sha1Hash: string;
-  sha256: string;
-  storageKey: string;
-  tags: string;
-  thumbsizes: string[];
-  meta: Record<string, unknown>;
-  tokenHash: string | null;
-  applicationId: string | null;
-  userId: string | null;
-  tenantId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface FileOwner {
-  applicationId: string;
-  userId?: string | undefined;
-  tenantId?: string | undefined;
-}
+import type { FileContent, FileRecord, NewFile, ThumbRecord } from "./file-record.ts";
 
 const SELECT_FILE = `
   select f.id, f.name, f.mime, f.size::float8 as size, f.sha1_hash as "sha1Hash", f.sha256,
@@ -40,19 +16,7 @@ async function useBlob(sql: Queryable, upload: StoredUpload, storageKey: string)
     on conflict (sha256) do update set last_used = now()`;
 }
 
-export async function createFile(
-  sql: Sql,
-  file: {
-    id: string;
-    name: string;
-    mime: string;
-    upload: StoredUpload;
-    storageKey: string;
-    owner: FileOwner;
-    meta?: Record<string, unknown>;
-    thumbsizes?: string[];
-  },
-): Promise<FileRecord> {
+export async function createFile(sql: Sql, file: NewFile): Promise<FileRecord> {
   await transaction(sql, async (tx) => {
     await useBlob(tx, file.upload, file.storageKey);
     await tx`
@@ -68,13 +32,7 @@ export async function createFile(
 export async function replaceContent(
   sql: Sql,
   id: string,
-  content: {
-    name: string;
-    mime: string;
-    upload: StoredUpload;
-    storageKey: string;
-    thumbsizes?: string[] | undefined;
-  },
+  content: FileContent,
 ): Promise<FileRecord | undefined> {
   const updated = await transaction(sql, async (tx) => {
     await useBlob(tx, content.upload, content.storageKey);
@@ -139,12 +97,6 @@ export async function recordDownload(
   await sql`
     insert into file_downloads (file_id, user_id, application_id)
     values (${download.fileId}, ${download.userId ?? null}, ${download.applicationId})`;
-}
-
-export interface ThumbRecord {
-  storageKey: string;
-  mime: string;
-  bytes: number;
 }
 
 /** A thumbnail made from the file's current content, if there is one of that size. */

@@ -11,7 +11,7 @@ import {
   exportJobSchema,
 } from "../../contracts/export.ts";
 import { jsonNestsDeeperThan, tooDeepDetail } from "../../contracts/json-nesting.ts";
-import { createFile } from "../../files/file-store.ts";
+import { exportToFiles } from "../../exports/export-files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { errorResponses } from "../error-responses.ts";
 import { exportedFileResponse } from "../exported-file.ts";
@@ -221,37 +221,15 @@ export function exportRoutes(deps: GatewayDeps) {
       maxDepth: config.http.jsonMaxDepth,
       ownUrls: platformUrls(config),
     });
-    // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
-    const result = await deps.jobs.call("export", job);
     if (json) {
       // Each output becomes a file of the file service; the answer links to them.
       const token = c.get("token");
-      const files: { uri: string; page?: number }[] = [];
-      for (const output of result.outputs) {
-        const id = timeOrderedId();
-        await createFile(deps.db.sql, {
-          id,
-          name: output.page === undefined ? `export.${format}` : `export-${output.page}.${format}`,
-          mime: result.mime,
-          upload: {
-            key: output.key,
-            size: output.bytes,
-            sha1: output.sha1,
-            sha256: output.sha256,
-            head: Buffer.alloc(0),
-          },
-          storageKey: output.key,
-          owner: { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId },
-        });
-        files.push(
-          output.page === undefined
-            ? { uri: fileUrl(config, id) }
-            : { uri: fileUrl(config, id), page: output.page },
-        );
-      }
-      return c.json({ files }, 200);
+      const owner = { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId };
+      const files = await exportToFiles({ sql: deps.db.sql, jobs: deps.jobs }, job, owner);
+      return c.json({ files: files.map(({ id, ...page }) => ({ uri: fileUrl(config, id), ...page })) }, 200);
     }
-    return exportedFileResponse(deps, result, `export.${format}`);
+    // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
+    return exportedFileResponse(deps, await deps.jobs.call("export", job), `export.${format}`);
   });
   return app;
 }

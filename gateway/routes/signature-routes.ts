@@ -2,7 +2,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { locationListSchema, type SignJob, signJobSchema } from "../../contracts/signature.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
-import { createFile, deleteFile } from "../../files/file-store.ts";
+import { keepFile } from "../../files/file-intake.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import type { SealCache } from "../../seals/seal-cache.ts";
 import { errorResponses } from "../error-responses.ts";
@@ -143,23 +143,16 @@ export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
       if (!job.success) {
         throw badRequest(firstIssueMessage(job.error.issues));
       }
-      const recording = withQr
-        ? createFile(deps.db.sql, {
-            id: fileId,
-            name: file.filename,
-            mime: "application/pdf",
-            upload: file.stored,
-            storageKey: inputKey,
-            owner: { applicationId: token.clientId, tenantId: token.tenantId },
-          })
-        : undefined;
-      const sealing = deps.jobs.call("sign", job.data);
-      const [sealed, recorded] = await Promise.allSettled([sealing, recording]);
-      if (sealed.status === "rejected" || recorded.status === "rejected") {
-        if (recording && recorded.status === "fulfilled") await deleteFile(deps.db.sql, fileId);
-        throw sealed.status === "rejected" ? sealed.reason : (recorded as PromiseRejectedResult).reason;
-      }
-      const result = sealed.value;
+      const sealing = () => deps.jobs.call("sign", job.data);
+      const source = {
+        id: fileId,
+        name: file.filename,
+        mime: "application/pdf",
+        upload: file.stored,
+        storageKey: inputKey,
+        owner: { applicationId: token.clientId, tenantId: token.tenantId },
+      };
+      const result = withQr ? (await keepFile(deps.db.sql, source, sealing)).result : await sealing();
       const body = storage.readStream(result.outputKey, {
         onEnd: () => void storage.remove(result.outputKey),
       });

@@ -5,7 +5,6 @@
  * only shrinks. It is empty when every route and job handler is a thin edge.
  */
 export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
-  "exports/template-source.ts → files/file-store.ts",
   "gateway/console/channels.ts → identity/application-store.ts",
   "gateway/console/channels.ts → notifications/channel-store.ts",
   "gateway/console/notifications-views.tsx → notifications/notification-store.ts",
@@ -13,18 +12,12 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "gateway/console/seals-views.tsx → seals/seal-store.ts",
   "gateway/console/seals.ts → identity/tenant-store.ts",
   "gateway/console/seals.ts → seals/seal-store.ts",
-  "gateway/file-access.ts → files/file-store.ts",
   "gateway/notification-schemas.ts → notifications/notification-store.ts",
   "gateway/routes/channel-admin-routes.ts → notifications/channel-store.ts",
-  "gateway/routes/export-routes.ts → files/file-store.ts",
-  "gateway/routes/file-routes.ts → files/file-store.ts",
   "gateway/routes/notification-routes.ts → notifications/notification-store.ts",
   "gateway/routes/seal-admin-routes.ts → identity/tenant-store.ts",
   "gateway/routes/seal-admin-routes.ts → seals/seal-store.ts",
-  "gateway/routes/signature-routes.ts → files/file-store.ts",
   "notifications/notification-rules.ts → identity/user-store.ts",
-  "workers/files/blob-sweeper.ts → files/file-store.ts",
-  "workers/files/make-thumbnails.ts → files/file-store.ts",
   "workers/notify/deliver-tasks.ts → notifications/delivery-task-store.ts",
   "workers/notify/outcome-writer.ts → notifications/delivery-task-store.ts",
   "workers/notify/pending-sweeper.ts → notifications/delivery-task-store.ts",

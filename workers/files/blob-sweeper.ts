@@ -1,4 +1,4 @@
-import { takeUnusedBlobs } from "../../files/file-store.ts";
+import { sweepUnusedBlobs } from "../../files/blob-sweep.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
@@ -15,9 +15,8 @@ export function startBlobSweeper(
   intervalMs: number,
 ): () => void {
   const sweep = async () => {
-    const keys = await takeUnusedBlobs(deps.sql, BATCH);
-    for (const key of keys) await deps.storage.remove(key);
-    if (keys.length > 0) deps.log.info({ removed: keys.length }, "removed unused file contents");
+    const removed = await sweepUnusedBlobs(deps, BATCH);
+    if (removed > 0) deps.log.info({ removed }, "removed unused file contents");
   };
   return runPeriodically(sweep, intervalMs, deps.log, "blob sweep");
 }
