@@ -3,7 +3,7 @@ import { type HeldPosition, positionsOf, userIdByCode } from "./position-store.t
 
 /**
  * Who holds which position (spec 001 1.6 and 6.x): read by user, searched by position, granted
- * and taken away. A position is parsed at the edge, before the tenant is resolved, so a malformed
+ * and taken away; and, for the workflow's assignees, who holds a position and whom a code names. A position is parsed at the edge, before the tenant is resolved, so a malformed
  * one is refused first.
  */
 export {
@@ -12,9 +12,11 @@ export {
   type PositionPattern,
   parsePosition,
   parsePositionFilter,
+  positionHolderIds,
   revokePosition,
   searchUsers,
   type UserQuery,
+  userIdsByCodes,
 } from "./position-store.ts";
 
 /** The positions an enabled user of the tenant holds: the user by id, or (6.1) by account or id. */

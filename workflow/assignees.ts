@@ -1,4 +1,4 @@
-import { positionHolderIds, userIdsByCodes } from "../directory/position-holders.ts";
+import { positionHolderIds, userIdsByCodes } from "../directory/positions.ts";
 import type { Queryable } from "../runtime/database.ts";
 import type { DirectoryQuestion } from "./engine/directory-questions.ts";
 

@@ -1,5 +1,5 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { userIdsByCodes } from "../directory/position-holders.ts";
+import { userIdsByCodes } from "../directory/positions.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
 import { taskOfStep } from "./engine/engine-queries.ts";

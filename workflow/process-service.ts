@@ -1,5 +1,5 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { userIdsByCodes } from "../directory/position-holders.ts";
+import { userIdsByCodes } from "../directory/positions.ts";
 import { type Queryable, type Sql, transaction, transactionRetryingDeadlocks } from "../runtime/database.ts";
 import { queryActivities } from "./activity-store.ts";
 import { workflowAppByIdOrCode } from "./app-store.ts";

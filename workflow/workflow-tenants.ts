@@ -1,6 +1,6 @@
 import { ErrorCode, localizedError } from "../contracts/errors.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { userIdsByCodes } from "../directory/position-holders.ts";
+import { userIdsByCodes } from "../directory/positions.ts";
 import type { AccessClaims } from "../identity/access-tokens.ts";
 import { type Tenant, tenantByDomain } from "../identity/tenants.ts";
 import { type ControlChanges, forgetOnChanges } from "../runtime/control-changes.ts";

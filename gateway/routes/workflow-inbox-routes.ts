@@ -5,6 +5,7 @@ import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
+import { USER_LIST_FORMS } from "../workflow/user-list-forms.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { profileRefSchema } from "../workflow/workflow-schemas.ts";
 
@@ -47,7 +48,6 @@ const todoTaskSchema = z
   .passthrough()
   .openapi("TodoTask");
 
-const userParam = z.object({ userId: z.string().min(1).max(360) });
 const optionalBoolean = booleanParameter.optional();
 
 const listParameters = z.object({
@@ -91,14 +91,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
   const inbox: InboxDeps = { sql: deps.db.sql, apiBase: `${deps.config.http.publicUrl}${mode.base}` };
   const operation = workflowOperationsOn(app, deps, tenants, mode);
 
-  for (const sysForm of [false, true]) {
-    const at = sysForm ? "/user/{userId}" : "/me";
-    const label = sysForm ? " (sys form: a user of the tenant, by account or id)" : "";
-    const whose = sysForm ? "User" : "My";
-    const params = sysForm ? userParam : undefined;
-    const named = (input: { params: object }) =>
-      sysForm ? (input.params as { userId: string }).userId : undefined;
-
+  for (const { at, label, whose, tokenFor, named } of USER_LIST_FORMS) {
     operation(
       {
         method: "get",
@@ -106,9 +99,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
         operationId: `get${whose}TodoTasks`,
         summary: `2.3${label} The user's to-do tasks, newest first; \`entrust=true\` adds those entrusted to them; tasks of suspended processes are absent`,
         tag: "task query",
-        scope: sysForm ? "sys_task" : "task",
-        kinds: sysForm ? "sys" : "user",
-        ...(params ? { params } : {}),
+        ...tokenFor("task"),
         parameters: z.object({
           entrust: optionalBoolean,
           sep: optionalBoolean,
@@ -140,9 +131,7 @@ export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants,
           operationId: `get${whose}${Category}Processes`,
           summary: `${CATEGORY_SUMMARY[category]}${label}; every filter of spec 001's table, archived ones only with \`archive=true\``,
           tag: "task query",
-          scope: sysForm ? "sys_process" : "process",
-          kinds: sysForm ? "sys" : "user",
-          ...(params ? { params } : {}),
+          ...tokenFor("process"),
           parameters: listParameters,
           entity: inboxProcessSchema,
           entityName: "Process",

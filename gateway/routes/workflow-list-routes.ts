@@ -12,6 +12,7 @@ import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { pageParameters } from "../workflow/directory-parameters.ts";
+import { USER_LIST_FORMS } from "../workflow/user-list-forms.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { appDescriptionFields, profileRefSchema } from "../workflow/workflow-schemas.ts";
 
@@ -49,7 +50,6 @@ const processListSchema = z
     milestone: z.object({ name: z.string(), percent: z.number().int() }).nullable(),
   })
   .openapi("WorkflowProcessListItem");
-const userParam = z.object({ userId: z.string().min(1).max(360) });
 const idcParam = z.object({ idc: z.string().min(1).max(64) });
 
 /**
@@ -62,14 +62,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
   const lists: ListDeps = { sql: deps.db.sql, apiBase: `${deps.config.http.publicUrl}${mode.base}` };
   const operation = workflowOperationsOn(app, deps, tenants, mode);
 
-  for (const sysForm of [false, true]) {
-    const at = sysForm ? "/user/{userId}" : "/me";
-    const label = sysForm ? " (sys form: a user of the tenant, by account or id)" : "";
-    const whose = sysForm ? "User" : "My";
-    const params = sysForm ? userParam : undefined;
-    const named = (input: { params: object }) =>
-      sysForm ? (input.params as { userId: string }).userId : undefined;
-
+  for (const { at, label, whose, tokenFor, named } of USER_LIST_FORMS) {
     operation(
       {
         method: "get",
@@ -77,9 +70,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
         operationId: `get${whose}Apps`,
         summary: `2.1${label} The apps the user may start: ready, visible, with a version online for the data mode (at most 1000, by name)`,
         tag: "task query",
-        scope: sysForm ? "sys_app" : "app",
-        kinds: sysForm ? "sys" : "user",
-        ...(params ? { params } : {}),
+        ...tokenFor("app"),
         entity: appListSchema,
         entityName: "App",
       },
@@ -98,9 +89,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
           operationId: `get${whose}${Access}Apps`,
           summary: `4.3${label} The apps the user ${access === "admin" ? "administers" : "may view as a guest or administrator"} (at most 1000, by name)`,
           tag: "administration",
-          scope: sysForm ? "sys_app" : "app",
-          kinds: sysForm ? "sys" : "user",
-          ...(params ? { params } : {}),
+          ...tokenFor("app"),
           entity: appListSchema,
           entityName: "App",
         },
@@ -117,9 +106,7 @@ export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, 
           operationId: `get${whose}${Access}Processes`,
           summary: `4.4${label} Processes of the apps the user ${access === "admin" ? "administers" : "may view"}, newest first, paged (limit default 20, at most 1000); archived ones left out`,
           tag: "administration",
-          scope: sysForm ? "sys_process" : "process",
-          kinds: sysForm ? "sys" : "user",
-          ...(params ? { params } : {}),
+          ...tokenFor("process"),
           parameters: z.object(pageParameters),
           entity: processListSchema,
           entityName: "Process",
