@@ -9,7 +9,7 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import type { AccessClaims } from "../identity/access-tokens.ts";
-import { userById } from "../identity/user-store.ts";
+import { accountOfUser } from "../identity/user-accounts.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
 import type { Queryable } from "../runtime/database.ts";
 import type { LiveChannels } from "./live-channels.ts";
@@ -128,8 +128,8 @@ async function checkSenderPreconditions(
     );
   }
   if (wants("sms") && !permitted.get("sms")?.has(token.clientId)) {
-    const sender = token.userId ? await userById(sql, token.userId) : undefined;
-    if (!sender?.account.startsWith("sms_")) {
+    const sender = token.userId ? await accountOfUser(sql, token.userId) : undefined;
+    if (!sender?.startsWith("sms_")) {
       throw new PlatformError(
         ErrorCode.PermissionDenied,
         `SMS must come from an sms_ account, or from an application the platform operators approved for SMS`,

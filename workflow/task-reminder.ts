@@ -8,7 +8,7 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { tenantReminder } from "../identity/tenant-store.ts";
+import { tenantReminder } from "../identity/tenant-settings.ts";
 import {
   newNotificationId,
   publishDeliveries,

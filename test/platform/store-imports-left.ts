@@ -70,7 +70,6 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "gateway/workflow/startable-apps.ts → workflow/app-store.ts",
   "gateway/workflow/workflow-tenant.ts → directory/position-store.ts",
   "gateway/workflow/workflow-tenant.ts → identity/tenant-store.ts",
-  "notifications/notification-rules.ts → identity/user-store.ts",
   "workers/feed/feed-rows.ts → directory/feed-stage-store.ts",
   "workers/feed/feed-scheduler.ts → directory/feed-run-store.ts",
   "workers/feed/feed-scheduler.ts → directory/feed-store.ts",
@@ -82,6 +81,5 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "workers/files/make-thumbnails.ts → files/file-store.ts",
   "workflow/assignees.ts → directory/position-store.ts",
   "workflow/process-actions.ts → directory/position-store.ts",
-  "workflow/task-reminder.ts → identity/tenant-store.ts",
   "workflow/task-reminder.ts → notifications/notification-store.ts",
 ];
