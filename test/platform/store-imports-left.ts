@@ -13,8 +13,6 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "gateway/console/applications.ts → identity/application-secret-store.ts",
   "gateway/console/applications.ts → identity/application-store.ts",
   "gateway/console/applications.ts → identity/tenant-store.ts",
-  "gateway/console/channels.ts → identity/application-store.ts",
-  "gateway/console/channels.ts → notifications/channel-store.ts",
   "gateway/console/feeds-views.tsx → directory/feed-run-store.ts",
   "gateway/console/feeds-views.tsx → directory/feed-store.ts",
   "gateway/console/feeds.ts → directory/feed-run-store.ts",
@@ -81,5 +79,4 @@ export const STORE_IMPORTS_NOT_YET_BEHIND_A_SERVICE: readonly string[] = [
   "workers/files/make-thumbnails.ts → files/file-store.ts",
   "workflow/assignees.ts → directory/position-store.ts",
   "workflow/process-actions.ts → directory/position-store.ts",
-  "workflow/task-reminder.ts → notifications/notification-store.ts",
 ];
