@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { DeliveryTaskStatus } from "../notifications/notification-store.ts";
+import type { DeliveryTaskStatus } from "../notifications/notification-status.ts";
 
 /** Spec 000's notification API as its answers and requests are shaped. */
 

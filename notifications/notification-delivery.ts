@@ -1,3 +1,4 @@
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { deliveryJobs } from "../contracts/jobs.ts";
 import type { NotificationBody } from "../contracts/notification.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
@@ -9,14 +10,56 @@ import {
   type NotificationToRecord,
 } from "./notification-store.ts";
 
+export type { NotificationToRecord } from "./notification-store.ts";
+
 /**
- * The one way a notification enters delivery, shared by spec 000's send and the platform's own
- * notifications (workflow reminders): record it with its delivery tasks, then publish their jobs.
- * The body is expected to have passed `notificationBodySchema` and `channelRuleViolations`.
+ * The one way a notification enters delivery, shared by spec 000's send, the console's test
+ * message and the platform's own notifications (workflow reminders): check that its jobs can be
+ * handed on, record it with its delivery tasks, then publish their jobs. The body is expected to
+ * have passed `notificationBodySchema` and `channelRuleViolations`.
  */
 
+/** Where the delivery jobs of recorded notifications go, and whether they can go now. */
+export interface DeliveryQueue {
+  jobs: JobClient;
+  /** Whether jobs can be handed on now: nothing is recorded otherwise. */
+  brokerConnected: () => boolean;
+}
+
+/**
+ * Records a notification and its delivery tasks in one statement, on the connection or the
+ * transaction given (the caller's, to record it with other writes); false, and nothing recorded,
+ * when its id is taken already.
+ */
+export type RecordNotification = (sql: Queryable, notification: NotificationToRecord) => Promise<boolean>;
+
+/**
+ * Check, record, publish: refuses (unavailable) before anything is recorded when jobs could not be
+ * handed on; runs `work`, which records its notifications with the `record` it is given (in its
+ * own transaction if it likes); once `work` is done, and so its transaction committed, publishes
+ * the jobs of every task it recorded. Its answer is `work`'s. `work` runs its transaction once: the
+ * tasks of an attempt rolled back and run again would be published too (to no effect, as no
+ * worker finds them, yet for nothing).
+ */
+export async function recordAndPublish<T>(
+  queue: DeliveryQueue,
+  work: (record: RecordNotification) => Promise<T>,
+): Promise<T> {
+  if (!queue.brokerConnected())
+    throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
+  const recorded: NewDeliveryTask[] = [];
+  const result = await work(async (sql, notification) => {
+    const tasks = deliveryTasksFor(notification.body);
+    const created = await insertNotificationWithTasks(sql, notification, tasks);
+    if (created) recorded.push(...tasks);
+    return created;
+  });
+  await publishDeliveries(queue.jobs, recorded);
+  return result;
+}
+
 /** One delivery task per recipient per channel, in the order the lists give them. */
-export function deliveryTasksFor(body: NotificationBody): NewDeliveryTask[] {
+function deliveryTasksFor(body: NotificationBody): NewDeliveryTask[] {
   const rows: NewDeliveryTask[] = [];
   const add = (requested: string, channel: string, position: number, recipient: Partial<NewDeliveryTask>) => {
     rows.push({
@@ -58,24 +101,10 @@ export function deliveryTasksFor(body: NotificationBody): NewDeliveryTask[] {
 }
 
 /**
- * Records the notification and its delivery tasks in one statement (one round trip, one commit
- * outside a transaction), or nothing at all when the id is taken already (`created` false). Run it
- * in the caller's transaction to record it with other writes; publish the tasks after the commit.
- */
-export async function recordNotification(
-  sql: Queryable,
-  notification: NotificationToRecord,
-): Promise<{ created: boolean; tasks: NewDeliveryTask[] }> {
-  const tasks = deliveryTasksFor(notification.body);
-  const created = await insertNotificationWithTasks(sql, notification, tasks);
-  return { created, tasks };
-}
-
-/**
  * Hands the tasks' delivery jobs to the broker. A publish lost here is made good by the workers'
  * sweeper, which republishes tasks left pending, so the caller need not wait for it to succeed.
  */
-export async function publishDeliveries(jobs: JobClient, tasks: readonly NewDeliveryTask[]): Promise<void> {
+async function publishDeliveries(jobs: JobClient, tasks: readonly NewDeliveryTask[]): Promise<void> {
   await Promise.allSettled(
     deliveryJobs(tasks).map((job) =>
       jobs.enqueue(job.name, job.payload, { messageId: job.messageId, member: job.member }),

@@ -9,11 +9,10 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import type { AccessClaims } from "../identity/access-tokens.ts";
-import { userById } from "../identity/user-store.ts";
-import type { JobClient } from "../runtime/broker/job-client.ts";
+import { accountOfUser } from "../identity/user-accounts.ts";
 import type { Queryable } from "../runtime/database.ts";
 import type { LiveChannels } from "./live-channels.ts";
-import { newNotificationId, publishDeliveries, recordNotification } from "./notification-delivery.ts";
+import { type DeliveryQueue, newNotificationId, recordAndPublish } from "./notification-delivery.ts";
 import { notificationById } from "./notification-store.ts";
 
 /** The configured channels as spec 000's rules read them. */
@@ -128,8 +127,8 @@ async function checkSenderPreconditions(
     );
   }
   if (wants("sms") && !permitted.get("sms")?.has(token.clientId)) {
-    const sender = token.userId ? await userById(sql, token.userId) : undefined;
-    if (!sender?.account.startsWith("sms_")) {
+    const sender = token.userId ? await accountOfUser(sql, token.userId) : undefined;
+    if (!sender?.startsWith("sms_")) {
       throw new PlatformError(
         ErrorCode.PermissionDenied,
         `SMS must come from an sms_ account, or from an application the platform operators approved for SMS`,
@@ -138,11 +137,8 @@ async function checkSenderPreconditions(
   }
 }
 
-export interface SendDeps {
+export interface SendDeps extends DeliveryQueue {
   sql: Queryable;
-  jobs: JobClient;
-  /** Whether jobs can be handed on now: a send is refused before anything is recorded otherwise. */
-  brokerConnected: () => boolean;
   channels: () => ChannelSettings;
   /** How deep the JSON of a `msgapp_template` content may nest. */
   maxJsonDepth: number;
@@ -163,19 +159,17 @@ export async function sendNotification(
   const channels = deps.channels();
   checkChannels(body, channels);
   await checkSenderPreconditions(deps.sql, token, body, channels.permitted);
-  // Fail before recording anything when jobs could not be handed on.
-  if (!deps.brokerConnected())
-    throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
   const id = body.id ?? newNotificationId();
   const recorded = { ...body, id };
-  const { created, tasks } = await recordNotification(deps.sql, {
-    id,
-    applicationId: token.clientId,
-    senderUserId: token.kind === "user" ? token.userId! : null,
-    tenantId: token.tenantId ?? null,
-    body: recorded,
-  });
-  if (!created) {
+  return recordAndPublish(deps, async (record) => {
+    const created = await record(deps.sql, {
+      id,
+      applicationId: token.clientId,
+      senderUserId: token.kind === "user" ? token.userId! : null,
+      tenantId: token.tenantId ?? null,
+      body: recorded,
+    });
+    if (created) return recorded;
     const existing = await notificationById(deps.sql, id);
     if (existing?.applicationId !== token.clientId) {
       throw new PlatformError(ErrorCode.Conflict, `id ${id} is already used by another notification`, {
@@ -183,9 +177,7 @@ export async function sendNotification(
       });
     }
     return { ...existing.body, id };
-  }
-  await publishDeliveries(deps.jobs, tasks);
-  return recorded;
+  });
 }
 
 /** The notification ids a status query names (repeated, or separated by commas), checked. */

@@ -1,6 +1,5 @@
 import type { WorkflowReminder } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
-import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import {
   channelRuleViolations,
   type NotificationBody,
@@ -8,13 +7,12 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { tenantReminder } from "../identity/tenant-store.ts";
+import { tenantReminder } from "../identity/tenant-settings.ts";
 import {
   newNotificationId,
-  publishDeliveries,
-  recordNotification,
+  type RecordNotification,
+  recordAndPublish,
 } from "../notifications/notification-delivery.ts";
-import type { NewDeliveryTask } from "../notifications/notification-store.ts";
 import type { JobClient } from "../runtime/broker/job-client.ts";
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
@@ -63,19 +61,18 @@ export async function remindTask(
   channels: ReminderChannels,
   request: ReminderRequest,
 ): Promise<SentReminder[]> {
-  // Fail before recording anything when the deliveries could not be handed on.
-  if (!queues.broker.isConnected())
-    throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
-  const { sent, tasks } = await transaction(sql, (tx) => recordReminder(tx, channels, request));
-  await publishDeliveries(queues.jobs, tasks);
-  return sent;
+  const queue = { jobs: queues.jobs, brokerConnected: () => queues.broker.isConnected() };
+  return recordAndPublish(queue, (record) =>
+    transaction(sql, (tx) => recordReminder(tx, record, channels, request)),
+  );
 }
 
 async function recordReminder(
   tx: Queryable,
+  record: RecordNotification,
   channels: ReminderChannels,
   request: ReminderRequest,
-): Promise<{ sent: SentReminder[]; tasks: NewDeliveryTask[] }> {
+): Promise<SentReminder[]> {
   const taskId = request.taskId.toLowerCase();
   // Locked like a command, so a reminder never goes out for a task handled in the meantime.
   const locked = await lockProcess(tx, request.tenantId, request.test, { task: taskId });
@@ -109,7 +106,6 @@ async function recordReminder(
   const text = fill(reminder.text, words);
 
   const sent: SentReminder[] = [];
-  const tasks: NewDeliveryTask[] = [];
   for (let start = 0; start < reachable.length; start += RECIPIENTS_PER_LIST) {
     const group = reachable.slice(start, start + RECIPIENTS_PER_LIST);
     const id = newNotificationId();
@@ -120,18 +116,17 @@ async function recordReminder(
         "REMINDER_NOT_CONFIGURED",
         `the reminder breaks a rule of channel ${reminder.channel}: ${violation.field} ${violation.message}`,
       );
-    const recorded = await recordNotification(tx, {
+    await record(tx, {
       id,
       applicationId: request.applicationId,
       senderUserId: null,
       tenantId: request.tenantId,
       body,
     });
-    tasks.push(...recorded.tasks);
     sent.push({ id, channel: reminder.channel, accounts: group.map((person) => person.account) });
   }
   await recordActivity(tx, process, reminderActivity(process, step, reachable, reminder, request));
-  return { sent, tasks };
+  return sent;
 }
 
 /** The tenant's reminder, refused when its settings give none or name a channel the platform lacks. */

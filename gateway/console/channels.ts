@@ -1,25 +1,15 @@
-import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import { type BootstrapChannel, bootstrapChannelSchema, bootstrapSchema } from "../../contracts/bootstrap.ts";
-import { isBuiltInChannel } from "../../contracts/channels.ts";
+import { bootstrapChannelSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { jsonNestsDeeperThan, tooDeepDetail } from "../../contracts/json-nesting.ts";
-import {
-  channelRuleViolations,
-  type NotificationBody,
-  notificationBodySchema,
-} from "../../contracts/notification.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
-import { applicationById } from "../../identity/application-store.ts";
-import { channelBootstrapEntries } from "../../notifications/channel-bootstrap.ts";
-import { maskedChannelConfig } from "../../notifications/channel-plugins.ts";
-import { allChannels } from "../../notifications/channel-store.ts";
 import {
-  newNotificationId,
-  publishDeliveries,
-  recordNotification,
-} from "../../notifications/notification-delivery.ts";
-import { applyBootstrap } from "../../runtime/bootstrap.ts";
+  applyEditedChannel,
+  maskedChannel,
+  maskedChannels,
+  storedChannel,
+} from "../../notifications/channel-admin.ts";
+import { sendTestMessage } from "../../notifications/test-message.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import { channelEditView, channelsView } from "./channels-views.tsx";
@@ -44,63 +34,17 @@ const testSchema = z.object({
   text: z.string().trim().min(1).max(2000),
 });
 
-function masked(channel: BootstrapChannel): BootstrapChannel {
-  return { ...channel, config: maskedChannelConfig(channel.config) };
-}
-
-/** The edited entry's configuration with each value left masked given back its stored value. */
-function unmasked(config: Record<string, unknown>, stored: BootstrapChannel): Record<string, unknown> {
-  const shown = maskedChannelConfig(stored.config);
-  return Object.fromEntries(
-    Object.entries(config).map(([key, value]) => {
-      const wasMasked = Object.hasOwn(shown, key) && !isDeepStrictEqual(shown[key], stored.config[key]);
-      return [key, wasMasked && isDeepStrictEqual(value, shown[key]) ? stored.config[key] : value];
-    }),
-  );
-}
-
-/** A test message's body: the recipient in the list the channel reads, checked by spec 000's rules. */
-function testBody(
-  input: z.infer<typeof testSchema>,
-  external: ReadonlySet<string>,
-): NotificationBody & { id: string } {
-  const { channel, recipient, text } = input;
-  const name = input.subject || "Test message";
-  const person = recipient.includes("@")
-    ? { email: recipient }
-    : /^\+?[0-9][0-9 -]{2,}$/.test(recipient)
-      ? { phone: recipient }
-      : { account: recipient };
-  const lists: Record<string, Partial<NotificationBody>> = {
-    email: { emails: [recipient] },
-    sms: { phones: [recipient] },
-    app: { accounts: [recipient] },
-  };
-  const body = {
-    id: newNotificationId(),
-    channels: [channel],
-    name,
-    content: text,
-    ...(lists[channel] ?? { users: [person] }),
-  };
-  const shaped = notificationBodySchema.safeParse(body);
-  if (!shaped.success)
-    throw new PlatformError(ErrorCode.InvalidArgument, firstIssueMessage(shaped.error.issues));
-  const [violation] = channelRuleViolations(shaped.data, external);
-  if (violation)
-    throw new PlatformError(ErrorCode.InvalidArgument, `${violation.field}: ${violation.message}`);
-  return { ...shaped.data, id: body.id };
-}
-
 /**
  * Channels: the list with credentials masked, one entry edited as JSON and applied as PUT
  * /admin/bootstrap applies its channels, and a test message through the notification pipeline.
  */
 export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
   const sql = deps.db.sql;
+  const changeDeps = { sql, changes: deps.db.changes, log: deps.log };
+  const queue = { sql, jobs: deps.jobs, brokerConnected: () => deps.broker.isConnected() };
 
-  async function channelNamed(name: string): Promise<BootstrapChannel> {
-    const channel = (await allChannels(sql)).find((candidate) => candidate.name === name);
+  async function channelNamed(name: string) {
+    const channel = await storedChannel(sql, name);
     if (!channel) throw new PlatformError(ErrorCode.NotFound, `No channel ${name}.`);
     return channel;
   }
@@ -108,7 +52,7 @@ export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
 
   consolePage(app, "/channels", {
     get: async (c) => {
-      const channels = (await allChannels(sql)).map(masked);
+      const channels = await maskedChannels(sql);
       return render(c, channelsView({ session: pageSession(c), channels }));
     },
   });
@@ -123,39 +67,16 @@ export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
         subject: form.get("subject") || undefined,
         text: form.get("text"),
       });
-      const channels = await allChannels(sql);
-      const channel = channels.find((candidate) => candidate.name === input.channel);
-      if (!channel) throw new PlatformError(ErrorCode.NotFound, `No channel ${input.channel}.`);
-      const applicationId =
-        input.application ?? channel.operatorApplication ?? channel.permittedApplications[0];
-      if (!applicationId)
-        throw new PlatformError(
-          ErrorCode.InvalidArgument,
-          "application: name the application the test is sent as",
-        );
-      if (!(await applicationById(sql, applicationId)))
-        throw new PlatformError(ErrorCode.NotFound, `No application ${applicationId}.`);
-      const external = new Set(channels.map((each) => each.name).filter((name) => !isBuiltInChannel(name)));
-      const body = testBody(input, external);
-      if (!deps.broker.isConnected())
-        throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
-      const { tasks } = await recordNotification(sql, {
-        id: body.id,
-        applicationId,
-        senderUserId: null,
-        tenantId: null,
-        body,
-      });
-      await publishDeliveries(deps.jobs, tasks);
-      deps.log.info({ notification: body.id, channel: channel.name }, "test message sent from the console");
-      const text = `Test message sent on ${channel.name} as ${applicationId}: its task follows.`;
-      return redirectWith(c, `/console/notifications?id=${body.id}`, { kind: "done", text });
+      const { id, applicationId } = await sendTestMessage(queue, input);
+      deps.log.info({ notification: id, channel: input.channel }, "test message sent from the console");
+      const text = `Test message sent on ${input.channel} as ${applicationId}: its task follows.`;
+      return redirectWith(c, `/console/notifications?id=${id}`, { kind: "done", text });
     },
   });
 
   consolePage(app, "/channels/:name", {
     get: async (c) => {
-      const channel = masked(await channelNamed(nameOf(c)));
+      const channel = maskedChannel(await channelNamed(nameOf(c)));
       const text = JSON.stringify(channel, null, 2);
       return render(c, channelEditView({ session: pageSession(c), name: channel.name, text }));
     },
@@ -178,20 +99,12 @@ export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
       const parsed = bootstrapChannelSchema.safeParse(json);
       if (!parsed.success) return refuse(firstIssueMessage(parsed.error.issues, { root: "entry" }));
       if (parsed.data.name !== name) return refuse(`name: this page edits ${name}; its name stays.`);
-      const channel = { ...parsed.data, config: unmasked(parsed.data.config, stored) };
       try {
-        await applyBootstrap(
-          sql,
-          bootstrapSchema.parse({ channels: [channel] }),
-          deps.log,
-          "all",
-          channelBootstrapEntries,
-        );
+        await applyEditedChannel(changeDeps, stored, parsed.data);
       } catch (error) {
         if (error instanceof ConfigError) return refuse(error.message);
         throw error;
       }
-      await deps.db.changes.announce({ kind: "configuration" });
       deps.log.info({ channel: name }, "channel applied in the console");
       return redirectWith(c, "/console/channels", {
         kind: "done",

@@ -1,5 +1,5 @@
 import type { NotificationBody } from "../../contracts/notification.ts";
-import type { DeliveryTaskStatus } from "../../notifications/notification-store.ts";
+import type { DeliveryTaskStatus } from "../../notifications/notification-status.ts";
 import { Layout, type PageSession, When } from "./layout.tsx";
 
 export function notificationView(props: {

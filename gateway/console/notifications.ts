@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { deliveryTasksOf, notificationById } from "../../notifications/notification-store.ts";
+import { notificationWithTasks } from "../../notifications/notification-status.ts";
 import type { GatewayDeps } from "../gateway-env.ts";
 import { type ConsoleApp, checked, consolePage, pageSession, render } from "./console-page.ts";
 import { notificationView } from "./notifications-views.tsx";
@@ -12,8 +12,8 @@ export function notificationPages(app: ConsoleApp, deps: GatewayDeps) {
   consolePage(app, "/notifications", {
     get: async (c) => {
       const id = checked(idSchema, c.req.query("id")?.trim() || undefined, "id")?.toLowerCase();
-      const notification = id === undefined ? undefined : await notificationById(sql, id);
-      const tasks = notification ? await deliveryTasksOf(sql, [id!]) : [];
+      const notification = id === undefined ? undefined : await notificationWithTasks(sql, id);
+      const tasks = notification?.tasks ?? [];
       return render(c, notificationView({ session: pageSession(c), id, notification, tasks }));
     },
   });

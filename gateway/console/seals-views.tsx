@@ -1,4 +1,4 @@
-import type { SealRecord } from "../../seals/seal-store.ts";
+import type { SealRecord } from "../../seals/seal-service.ts";
 import { ActionForm, CsrfField, Layout, Pager, type PageSession, When } from "./layout.tsx";
 
 export function sealsView(props: {

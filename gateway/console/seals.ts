@@ -1,14 +1,17 @@
 import type { Readable } from "node:stream";
 import type { Context } from "hono";
 import { z } from "zod";
-import { bootstrapSchema, bootstrapSealSchema, SEAL_IMAGE_MAX_BYTES } from "../../contracts/bootstrap.ts";
+import { bootstrapSealSchema, SEAL_IMAGE_MAX_BYTES } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
-import { applyBootstrap } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import { sealBootstrapEntries } from "../../seals/seal-bootstrap.ts";
 import type { SealCache } from "../../seals/seal-cache.ts";
-import { deleteSeal, sealImageByCode, sealPage } from "../../seals/seal-store.ts";
+import {
+  type SealMissing,
+  sealImageOf,
+  sealPage,
+  uploadSeal,
+  withdrawSeal,
+} from "../../seals/seal-service.ts";
 import { pageOf } from "../admin-paging.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { readMultipart } from "../multipart-upload.ts";
@@ -51,13 +54,12 @@ async function bytesOf(stream: Readable, maxBytes: number): Promise<Buffer> {
 /** Seals: the list with each image, an upload (as the bootstrap file's seals are applied), a withdrawal. */
 export function sealPages(app: ConsoleApp, deps: GatewayDeps, seals: SealCache) {
   const sql = deps.db.sql;
-
-  async function ownerOf(tenant: string | undefined): Promise<string | null> {
-    if (tenant === undefined) return null;
-    const owner = await tenantByDomain(sql, tenant);
-    if (!owner) throw new PlatformError(ErrorCode.NotFound, `No tenant ${tenant}.`);
-    return owner.id;
-  }
+  const changeDeps = { sql, seals, log: deps.log, changes: deps.db.changes };
+  const notFound = ({ missing }: SealMissing, code: string, tenant: string | undefined) =>
+    new PlatformError(
+      ErrorCode.NotFound,
+      missing === "tenant" ? `No tenant ${tenant}.` : `No seal ${code}${tenant ? ` of ${tenant}` : ""}.`,
+    );
 
   consolePage(app, "/seals", {
     get: async (c) => {
@@ -87,9 +89,8 @@ export function sealPages(app: ConsoleApp, deps: GatewayDeps, seals: SealCache) 
         code: c.req.query("code"),
         tenant: c.req.query("tenant") || undefined,
       });
-      const seal = await sealImageByCode(sql, code, await ownerOf(tenant));
-      if (!seal)
-        throw new PlatformError(ErrorCode.NotFound, `No seal ${code}${tenant ? ` of ${tenant}` : ""}.`);
+      const seal = await sealImageOf(sql, code, tenant);
+      if ("missing" in seal) throw notFound(seal, code, tenant);
       return c.body(new Uint8Array(seal.image), 200, { "content-type": "image/png" });
     },
   });
@@ -111,15 +112,12 @@ export function sealPages(app: ConsoleApp, deps: GatewayDeps, seals: SealCache) 
         height: Number(field("height")),
         image: `data:image/png;base64,${upload.file.stored.toString("base64")}`,
       };
-      const bootstrap = bootstrapSchema.parse({ seals: [checked(bootstrapSealSchema, entry)] });
       try {
-        await applyBootstrap(sql, bootstrap, deps.log, "all", sealBootstrapEntries);
+        await uploadSeal(changeDeps, checked(bootstrapSealSchema, entry));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         return redirectWith(c, "/console/seals", { kind: "error", text: error.message });
       }
-      seals.clear();
-      await deps.db.changes.announce({ kind: "configuration" });
       deps.log.info({ seal: entry.code, tenant: entry.tenant }, "seal uploaded in the console");
       const text = `Seal ${entry.code}${entry.tenant ? ` of ${entry.tenant}` : ""} is uploaded.`;
       return redirectWith(c, "/console/seals", { kind: "done", text });
@@ -133,10 +131,8 @@ export function sealPages(app: ConsoleApp, deps: GatewayDeps, seals: SealCache) 
         code: form.get("code"),
         tenant: form.get("tenant") || undefined,
       });
-      const deleted = await deleteSeal(sql, code, await ownerOf(tenant));
-      seals.clear();
-      if (!deleted)
-        throw new PlatformError(ErrorCode.NotFound, `No seal ${code}${tenant ? ` of ${tenant}` : ""}.`);
+      const withdrawn = await withdrawSeal(changeDeps, code, tenant);
+      if ("missing" in withdrawn) throw notFound(withdrawn, code, tenant);
       deps.log.info({ seal: code, tenant }, "seal withdrawn in the console");
       const text = `Seal ${code}${tenant ? ` of ${tenant}` : ""} is withdrawn.`;
       return redirectWith(c, "/console/seals", { kind: "done", text });

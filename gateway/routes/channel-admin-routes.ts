@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { maskedChannelConfig } from "../../notifications/channel-plugins.ts";
-import { allChannels, deleteChannel } from "../../notifications/channel-store.ts";
+import { maskedChannels, removeChannel } from "../../notifications/channel-admin.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 
@@ -27,6 +26,7 @@ const channelSchema = z
  */
 export function channelAdminRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
+  const changeDeps = { sql: deps.db.sql, changes: deps.db.changes, log: deps.log };
   const tags = ["Admin: channels"];
   const security = [{ admin: [] }];
 
@@ -47,10 +47,7 @@ export function channelAdminRoutes(deps: GatewayDeps) {
       },
     }),
     async (c) => {
-      const items = (await allChannels(deps.db.sql)).map((channel) => ({
-        ...channel,
-        config: maskedChannelConfig(channel.config),
-      }));
+      const items = await maskedChannels(deps.db.sql);
       c.header("Cache-Control", "no-store");
       return c.json({ items }, 200);
     },
@@ -75,9 +72,8 @@ export function channelAdminRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { name } = c.req.valid("param");
-      if (!(await deleteChannel(deps.db.sql, name)))
+      if (!(await removeChannel(changeDeps, name)))
         throw new PlatformError(ErrorCode.NotFound, `no channel ${name}`);
-      await deps.db.changes.announce({ kind: "configuration" });
       deps.log.info({ channel: name }, "channel removed");
       return c.json({ removed: true as const }, 200);
     },

@@ -1,18 +1,11 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { notificationBodySchema } from "../../contracts/notification.ts";
 import {
   liveChannelSettings,
   notificationIdsOf,
   sendNotification,
 } from "../../notifications/notification-rules.ts";
-import {
-  deliveryTasksOf,
-  markTaskRead,
-  notificationsSentBy,
-  tasksMarkableBy,
-} from "../../notifications/notification-store.ts";
-import { transaction } from "../../runtime/database.ts";
+import { markTasks, statusOfSent } from "../../notifications/notification-status.ts";
 import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
@@ -98,10 +91,8 @@ export function notificationRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const raw = [...(c.req.queries("id") ?? []), ...(c.req.queries("notificationId") ?? [])];
-      const ids = notificationIdsOf(raw);
-      const own = await notificationsSentBy(sql, ids, c.get("token").clientId);
-      const visible = ids.filter((id) => own.includes(id));
-      const entities = grouped(visible, await deliveryTasksOf(sql, visible));
+      const status = await statusOfSent(sql, c.get("token").clientId, notificationIdsOf(raw));
+      const entities = grouped(status.notificationIds, status.tasks);
       return c.json({ errno: 0, error: SUCCESS, total: entities.length, entities }, 200);
     },
   );
@@ -130,24 +121,8 @@ export function notificationRoutes(deps: GatewayDeps) {
     }),
     async (c) => {
       const { tasks } = c.req.valid("json");
-      const clientId = c.get("token").clientId;
-      const operated = channels().operatorChannels.get(clientId) ?? [];
-      const ids = tasks.map((task) => task.taskId);
-      const allowed = await tasksMarkableBy(sql, ids, clientId, operated);
-      const allowedIds = new Set(allowed.map((row) => row.id));
-      const refused = ids.find((id) => !allowedIds.has(id));
-      if (refused)
-        throw new PlatformError(ErrorCode.NotFound, `taskId: no task ${refused} of yours`, {
-          field: "taskId",
-        });
-      await transaction(sql, async (tx) => {
-        for (const task of tasks) {
-          const readAt = task.read ? new Date(task.readtime ?? Date.now()) : null;
-          await markTaskRead(tx, task.taskId, readAt);
-        }
-      });
-      const notificationIds = [...new Set(allowed.map((row) => row.notificationId))];
-      const entities = grouped(notificationIds, await deliveryTasksOf(sql, notificationIds));
+      const marked = await markTasks(sql, channels(), c.get("token").clientId, tasks);
+      const entities = grouped(marked.notificationIds, marked.tasks);
       return c.json({ errno: 0, error: SUCCESS, total: entities.length, entities }, 200);
     },
   );

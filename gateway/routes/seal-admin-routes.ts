@@ -1,7 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { tenantByDomain } from "../../identity/tenant-store.ts";
-import { type SealRecord, sealImageByCode, sealPage } from "../../seals/seal-store.ts";
+import { type SealRecord, sealImageOf, sealPage } from "../../seals/seal-service.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -90,11 +89,14 @@ export function sealAdminRoutes(deps: GatewayDeps) {
     async (c) => {
       const { code } = c.req.valid("param");
       const { tenant } = c.req.valid("query");
-      const owner = tenant === undefined ? undefined : await tenantByDomain(sql, tenant);
-      if (tenant !== undefined && !owner) throw new PlatformError(ErrorCode.NotFound, `no tenant ${tenant}`);
-      const seal = await sealImageByCode(sql, code, owner?.id ?? null);
-      if (!seal)
-        throw new PlatformError(ErrorCode.NotFound, `no seal ${code}${tenant ? ` of ${tenant}` : ""}`);
+      const seal = await sealImageOf(sql, code, tenant);
+      if ("missing" in seal)
+        throw new PlatformError(
+          ErrorCode.NotFound,
+          seal.missing === "tenant"
+            ? `no tenant ${tenant}`
+            : `no seal ${code}${tenant ? ` of ${tenant}` : ""}`,
+        );
       return c.body(new Uint8Array(seal.image), 200, {
         ...userContentHeaders(SEAL_CONTENT_TYPE),
         "cache-control": "no-store",

@@ -1,24 +1,16 @@
-import { ChannelError, type Delivery } from "../../contracts/channel-plugin.ts";
-import {
-  appMessageOf,
-  type NotificationBody,
-  type NotificationEnterprise,
-  type NotificationUser,
-} from "../../contracts/notification.ts";
+import { ChannelError } from "../../contracts/channel-plugin.ts";
 import {
   type ClaimedTask,
-  claimDeliveryTasks,
-  countOpenTasks,
+  leaseDeliveryTasks,
   type NotificationOfTasks,
-  readNotificationsOfTasks,
-  recordTaskOutcomes,
-  releaseTaskLeases,
-  reopenFailedTasks,
+  recordDeliveryOutcomes,
+  releaseUnattempted,
   type TaskOutcome,
-} from "../../notifications/delivery-task-store.ts";
-import { retryWhileUnavailable, type Sql } from "../../runtime/database.ts";
+} from "../../notifications/delivery-service.ts";
+import type { Sql } from "../../runtime/database.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import { appLegOf, appLegOver, bothLegs } from "./app-sms-fallback.ts";
+import { deliveryFor } from "./delivery-message.ts";
 import type { GatedSender, SendSlot } from "./gated-sender.ts";
 import { OutcomeWriters } from "./outcome-writer.ts";
 
@@ -41,21 +33,20 @@ export interface DeliveryDeps {
 export function deliverTasks(deps: DeliveryDeps) {
   const { sql } = deps;
   const writers = new OutcomeWriters((outcomes) =>
-    // The messages are out: their outcomes must be written, or a retry would send them again.
-    retryWhileUnavailable(() => recordTaskOutcomes(sql, outcomes), deps.leaseSeconds * 1000),
+    recordDeliveryOutcomes(sql, outcomes, deps.leaseSeconds * 1000),
   );
   return async ({ taskIds }: { taskIds: string[] }, context: JobContext): Promise<JobOutcome> => {
-    // A job an operator put back once its fault was fixed tries again every task of it not sent.
-    if (context.replayed && context.attempt === 1) await reopenFailedTasks(sql, taskIds);
-    const tasks = await claimDeliveryTasks(sql, taskIds, deps.leaseSeconds);
-    const held = tasks.length < taskIds.length ? await stillOpen(sql, taskIds, tasks) : 0;
+    const { tasks, held, notifications } = await leaseDeliveryTasks(sql, taskIds, {
+      leaseSeconds: deps.leaseSeconds,
+      // A job an operator put back once its fault was fixed tries again every task of it not sent.
+      reopenFailed: context.replayed && context.attempt === 1,
+    });
     if (tasks.length === 0) {
       // Another worker holds the leases (or held them and died): come back later rather than drop them.
       if (held > 0) return { outcome: "retry", reason: `another worker holds ${held} of the tasks` };
       context.log.debug({ taskIds }, "tasks already delivered, failed for good, or gone");
       return { outcome: "done" };
     }
-    const notifications = await notificationsOf(sql, tasks);
     const lastAttempt = context.attempt >= context.maxAttempts;
     const settled = await Promise.allSettled(
       tasks.map((task) =>
@@ -68,7 +59,7 @@ export function deliverTasks(deps: DeliveryDeps) {
       .map((result) => (result as PromiseFulfilledResult<AttemptOutcome | undefined>).value)
       .filter((outcome) => outcome !== undefined);
     const unattempted = tasks.length - attempted.length;
-    if (unattempted > 0) await releaseLeases(sql, tasks, attempted);
+    if (unattempted > 0) await releaseUnattempted(sql, tasks, attempted);
     const failed = attempted.filter((outcome) => outcome.status === "fail");
     const retrying = attempted.filter((outcome) => outcome.status === "retrying");
     if (retrying.length > 0 || held > 0 || unattempted > 0) {
@@ -82,20 +73,6 @@ export function deliverTasks(deps: DeliveryDeps) {
     if (gaveUp.length > 0) return { outcome: "fail", reason: gaveUp[0]!.detail ?? "delivery failed" };
     return { outcome: "done" };
   };
-}
-
-/** How many of the job's tasks not claimed are still open (leased by another worker). */
-async function stillOpen(sql: Sql, taskIds: string[], claimed: ClaimedTask[]): Promise<number> {
-  const claimedIds = new Set(claimed.map((task) => task.id));
-  const others = taskIds.filter((id) => !claimedIds.has(id));
-  return await countOpenTasks(sql, others);
-}
-
-/** The notifications behind the tasks, each read once however many of its tasks the job carries. */
-async function notificationsOf(sql: Sql, tasks: ClaimedTask[]): Promise<Map<string, NotificationOfTasks>> {
-  const ids = [...new Set(tasks.map((task) => task.notificationId))];
-  const rows = await readNotificationsOfTasks(sql, ids);
-  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /**
@@ -233,50 +210,4 @@ async function sendThrough(
       slot,
     };
   }
-}
-
-/** Gives back the leases of tasks the job never started, so its retry (or the sweeper) finds them. */
-async function releaseLeases(sql: Sql, tasks: ClaimedTask[], attempted: TaskOutcome[]): Promise<void> {
-  const done = new Set(attempted.map((outcome) => outcome.id));
-  const ids = tasks.filter((task) => !done.has(task.id)).map((task) => task.id);
-  await releaseTaskLeases(sql, ids);
-}
-
-/** What a plugin receives for a task on a channel, with the text or app message spec 000's rules choose. */
-function deliveryFor(task: ClaimedTask, notification: NotificationOfTasks, channel: string): Delivery {
-  const body = notification.body;
-  return {
-    taskId: task.id,
-    notificationId: task.notificationId,
-    channel,
-    recipient: {
-      ...(task.phone ? { phone: task.phone } : {}),
-      ...(task.email ? { email: task.email } : {}),
-      ...(task.account ? { account: task.account } : {}),
-      ...(task.recipient ? { user: withEnterprise(task.recipient, notification.enterprise) } : {}),
-    },
-    notification: body,
-    ...(channel === "sms" ? { text: smsText(body, task.requestedChannel) } : {}),
-    ...(channel === "app" ? { app: appMessageOf(body) } : {}),
-    ...(notification.senderAccount
-      ? {
-          sender: {
-            account: notification.senderAccount,
-            name: notification.senderName ?? "",
-            email: notification.senderEmail,
-          },
-        }
-      : {}),
-  };
-}
-
-function withEnterprise(user: NotificationUser, enterprise: NotificationEnterprise | null): NotificationUser {
-  return user.enterprise || !enterprise ? user : { ...user, enterprise };
-}
-
-/** Spec 000: `abstract` wins for the sms channel; `content` wins for the SMS half of app_sms. */
-function smsText(body: NotificationBody, requestedChannel: string): string {
-  const first = requestedChannel === "app_sms" ? body.content : body.abstract;
-  const second = requestedChannel === "app_sms" ? body.abstract : body.content;
-  return first || second || "";
 }

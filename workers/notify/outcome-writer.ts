@@ -1,5 +1,5 @@
 import { DELIVERY_BATCH } from "../../contracts/jobs.ts";
-import type { TaskOutcome } from "../../notifications/delivery-task-store.ts";
+import type { TaskOutcome } from "../../notifications/delivery-service.ts";
 import { type GatedSender, WRITE_BATCH_PER_SEND } from "./gated-sender.ts";
 
 /**

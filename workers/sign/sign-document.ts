@@ -2,7 +2,7 @@ import { ErrorCode, isPlatformError } from "../../contracts/errors.ts";
 import type { SignJob, SignResult } from "../../contracts/signature.ts";
 import type { Sql } from "../../runtime/database.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import { readSealImage } from "../../seals/seal-store.ts";
+import { SealImages } from "../../seals/seal-images.ts";
 import { type DocumentThreads, ownBuffer } from "../document-thread.ts";
 import type { JobContext, JobOutcome } from "../job-runner.ts";
 import type { SealedPdf } from "./seal-pdf.ts";
@@ -20,19 +20,9 @@ export interface SignDeps {
  * A seal's image is read once per version, then served from memory.
  */
 export function signDocument(deps: SignDeps) {
-  const seals = new Map<string, SealWork["seal"]>();
-  /** The seal's image, read from the database only when the job names a version not yet cached. */
-  const sealImage = async (id: string, version: number): Promise<SealWork["seal"] | undefined> => {
-    const cached = seals.get(id);
-    if (cached && cached.version >= version) return cached;
-    const row = await readSealImage(deps.sql, id);
-    if (!row) return undefined;
-    const seal = { id, version: row.version, png: row.image, width: row.width, height: row.height };
-    seals.set(id, seal);
-    return seal;
-  };
+  const seals = new SealImages(deps.sql);
   return async (job: SignJob, context: JobContext): Promise<JobOutcome<SignResult>> => {
-    const seal = await sealImage(job.sealId, job.sealVersion);
+    const seal = await seals.get(job.sealId, job.sealVersion);
     if (!seal) return { outcome: "refused", reason: "the seal no longer exists", code: ErrorCode.NotFound };
     const pdf = ownBuffer(await deps.storage.readBytes(job.inputKey));
     // A copy: the cached image stays here for the next job.
