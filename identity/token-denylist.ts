@@ -29,12 +29,6 @@ export class TokenDenylist {
     private readonly log: Logger,
   ) {}
 
-  static async load(sql: Sql, changes: ControlChanges, log: Logger): Promise<TokenDenylist> {
-    const denylist = TokenDenylist.unread(sql, log);
-    await denylist.read(changes);
-    return denylist;
-  }
-
   /** The denylist before `read`: empty, for what is made before the database serves. */
   static unread(sql: Sql, log: Logger): TokenDenylist {
     return new TokenDenylist(sql, log);

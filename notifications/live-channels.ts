@@ -22,12 +22,6 @@ export class LiveChannels {
     private readonly log: Logger,
   ) {}
 
-  static async open(sql: Sql, changes: ControlChanges, log: Logger): Promise<LiveChannels> {
-    const live = LiveChannels.unread(sql, log);
-    await live.read(changes);
-    return live;
-  }
-
   /** The channels before `read`: none yet, for what is made before the database serves. */
   static unread(sql: Sql, log: Logger): LiveChannels {
     return new LiveChannels(sql, log);

@@ -5,8 +5,8 @@ import { rotateSigningKey } from "../../identity/access-tokens.ts";
 import { newApplicationSecret } from "../../identity/application-admin.ts";
 import { applyBootstrap, resolveSecretVariables } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import { withdrawSeal } from "../../seals/seal-admin.ts";
 import type { SealCache } from "../../seals/seal-cache.ts";
+import { withdrawSeal } from "../../seals/seal-service.ts";
 import { bootstrapEntries } from "../bootstrap-sections.ts";
 import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
@@ -113,8 +113,15 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
     async (c) => {
       const { code } = c.req.valid("param");
       const { tenant } = c.req.valid("query");
-      await withdrawSeal({ sql: deps.db.sql, seals }, code, tenant);
-      return c.json({ withdrawn: true as const }, 200);
+      const withdrawn = await withdrawSeal({ sql: deps.db.sql, seals }, code, tenant);
+      if ("missing" in withdrawn) {
+        const missing =
+          withdrawn.missing === "tenant"
+            ? `tenant ${tenant}`
+            : `seal ${code}${tenant ? ` of ${tenant}` : ""}`;
+        throw new PlatformError(ErrorCode.NotFound, `no ${missing}`);
+      }
+      return c.json(withdrawn, 200);
     },
   );
   return app;
