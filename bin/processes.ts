@@ -62,7 +62,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   // The routes, which need no data, are made while the database starts (the embedded one takes
   // a second); the services behind them read theirs once it serves, before the first request.
   const oauth = parts.serveHttp ? unreadOAuthServices(platform) : undefined;
-  const channels = LiveChannels.unread(db.sql, log);
+  const channels = new LiveChannels(db.sql, log);
   const gateway = oauth && createGateway({ ...platform, channels, oauth: oauth.services, draining });
   await ready();
   let http: HttpServer | undefined;

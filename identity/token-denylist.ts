@@ -24,15 +24,11 @@ export class TokenDenylist {
   private heardDuringResync: ControlChange[] | undefined;
   private resyncAgain = false;
 
-  private constructor(
+  /** The denylist, empty until `read`: made before the database serves, read once it does. */
+  constructor(
     private readonly sql: Sql,
     private readonly log: Logger,
   ) {}
-
-  /** The denylist before `read`: empty, for what is made before the database serves. */
-  static unread(sql: Sql, log: Logger): TokenDenylist {
-    return new TokenDenylist(sql, log);
-  }
 
   /** Reads the denylist, then keeps it current: each change announced, and a resync now and then. */
   async read(changes: ControlChanges): Promise<void> {

@@ -17,15 +17,11 @@ export class LiveChannels {
   readonly #listeners: ChannelsListener[] = [];
   #reading: Promise<void> = Promise.resolve();
 
-  private constructor(
+  /** The channels, none until `read`: made before the database serves, read once it does. */
+  constructor(
     private readonly sql: Sql,
     private readonly log: Logger,
   ) {}
-
-  /** The channels before `read`: none yet, for what is made before the database serves. */
-  static unread(sql: Sql, log: Logger): LiveChannels {
-    return new LiveChannels(sql, log);
-  }
 
   /** Reads the channels, and again after each configuration change. */
   async read(changes: ControlChanges): Promise<void> {

@@ -41,7 +41,7 @@ export function unreadOAuthServices(platform: { db: Database; config: Config; lo
 } {
   const { db, config, log } = platform;
   const { sql, changes } = db;
-  const denylist = TokenDenylist.unread(sql, log);
+  const denylist = new TokenDenylist(sql, log);
   const accessTokens = AccessTokens.unread(sql, {
     issuer: config.oauth.issuer,
     ttlSeconds: config.oauth.accessTokenTtlSeconds,
