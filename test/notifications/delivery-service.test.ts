@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ErrorCode, isPlatformError } from "../../contracts/errors.ts";
+import { jobCatalogue, queueDefinition } from "../../contracts/jobs.ts";
 import {
   leaseDeliveryTasks,
   recordDeliveryOutcomes,
@@ -11,13 +12,14 @@ import {
   newNotificationId,
   recordAndPublish,
 } from "../../notifications/notification-delivery.ts";
-import type { JobClient } from "../../runtime/broker/job-client.ts";
+import { EmbeddedBroker } from "../../runtime/broker/embedded-broker.ts";
+import { createJobClient } from "../../runtime/broker/job-client.ts";
 import { loadConfig } from "../../runtime/config.ts";
 import { type Database, openDatabase, transaction } from "../../runtime/database.ts";
 import { migrate } from "../../runtime/migrations.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { silentLogger } from "../support/wait.ts";
+import { silentLogger, waitFor } from "../support/wait.ts";
 
 /** An e-mail notification of the test application to the addresses. */
 function emailTo(id: string, emails: string[]): NotificationToRecord {
@@ -30,19 +32,48 @@ function emailTo(id: string, emails: string[]): NotificationToRecord {
   };
 }
 
-// The capability's delivery functions need a database and a place to publish, nothing else.
+const EMAIL_QUEUE = jobCatalogue.notifyEmail.queue;
+
+/** A broker of this process, with the e-mail channel's queue. */
+async function emailBroker(): Promise<{ broker: EmbeddedBroker; queue: DeliveryQueue }> {
+  const broker = new EmbeddedBroker(silentLogger);
+  await broker.declare([queueDefinition(jobCatalogue.notifyEmail)]);
+  return { broker, queue: { jobs: createJobClient(broker), brokerConnected: () => broker.isConnected() } };
+}
+
+/** How many jobs wait on the e-mail queue. */
+async function waitingJobs(broker: EmbeddedBroker): Promise<number> {
+  return (await broker.queueStats()).find((stats) => stats.queue === EMAIL_QUEUE)?.ready ?? 0;
+}
+
+/** The task ids of each job waiting on the e-mail queue, taken off it. */
+async function takePublished(broker: EmbeddedBroker): Promise<string[][]> {
+  const waiting = await waitingJobs(broker);
+  const taken: string[][] = [];
+  if (waiting === 0) return taken;
+  const consumer = await broker.consume(
+    EMAIL_QUEUE,
+    async (message) => {
+      taken.push((message as { taskIds: string[] }).taskIds);
+      return { outcome: "done" };
+    },
+    { concurrency: 8, timeoutMs: 5000 },
+  );
+  try {
+    await waitFor(() => taken.length === waiting, 5000, "the published jobs");
+  } finally {
+    await consumer.stop(1000);
+  }
+  return taken;
+}
+
+// The capability's delivery functions need a database and a broker, nothing else.
 for (const mode of await testModes()) {
   describe(`notification delivery on its own (${mode.name})`, { skip: mode.skip }, () => {
     let db: Database;
     let cleanup: () => Promise<void>;
-    let connected = true;
-    const published: { name: string; taskIds: string[] }[] = [];
-    const jobs = {
-      async enqueue(name: string, payload: { taskIds: string[] }) {
-        published.push({ name, taskIds: payload.taskIds });
-      },
-    } as unknown as JobClient;
-    const queue: DeliveryQueue = { jobs, brokerConnected: () => connected };
+    let broker: EmbeddedBroker;
+    let queue: DeliveryQueue;
     const taskIdsOf = async (id: string) =>
       (
         await db.sql<{ id: string }[]>`
@@ -50,6 +81,7 @@ for (const mode of await testModes()) {
       ).map((row) => row.id);
 
     before(async () => {
+      ({ broker, queue } = await emailBroker());
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
       db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
@@ -60,25 +92,22 @@ for (const mode of await testModes()) {
     });
 
     after(async () => {
+      await broker?.close();
       await db?.close();
       await cleanup?.();
     });
 
     it("refuses before anything is recorded when the broker is not connected", async () => {
-      connected = false;
+      const closed = await emailBroker();
+      await closed.broker.close();
       let ran = false;
-      try {
-        await assert.rejects(
-          recordAndPublish(queue, async () => {
-            ran = true;
-          }),
-          (error) => isPlatformError(error) && error.code === ErrorCode.Unavailable,
-        );
-      } finally {
-        connected = true;
-      }
+      await assert.rejects(
+        recordAndPublish(closed.queue, async () => {
+          ran = true;
+        }),
+        (error) => isPlatformError(error) && error.code === ErrorCode.Unavailable,
+      );
       assert.equal(ran, false);
-      assert.deepEqual(published, []);
     });
 
     it("publishes the tasks recorded in a transaction once it is done; an id taken adds nothing", async () => {
@@ -86,17 +115,16 @@ for (const mode of await testModes()) {
       const answer = await recordAndPublish(queue, (record) =>
         transaction(db.sql, async (tx) => {
           assert.equal(await record(tx, emailTo(id, ["a@example.edu", "b@example.edu"])), true);
-          assert.deepEqual(published, [], "nothing is published before the commit");
+          assert.equal(await waitingJobs(broker), 0, "nothing is published before the commit");
           return "recorded";
         }),
       );
       assert.equal(answer, "recorded");
-      assert.deepEqual(published, [{ name: "notifyEmail", taskIds: await taskIdsOf(id) }]);
-      published.length = 0;
+      assert.deepEqual(await takePublished(broker), [await taskIdsOf(id)]);
 
       const again = await recordAndPublish(queue, (record) => record(db.sql, emailTo(id, ["c@example.edu"])));
       assert.equal(again, false);
-      assert.deepEqual(published, []);
+      assert.deepEqual(await takePublished(broker), []);
       assert.equal((await taskIdsOf(id)).length, 2);
     });
 
@@ -111,7 +139,7 @@ for (const mode of await testModes()) {
         ),
         /next step failed/,
       );
-      assert.deepEqual(published, []);
+      assert.deepEqual(await takePublished(broker), []);
       assert.deepEqual(await taskIdsOf(id), []);
     });
 
@@ -120,7 +148,7 @@ for (const mode of await testModes()) {
       await recordAndPublish(queue, (record) =>
         record(db.sql, emailTo(id, ["a@example.edu", "b@example.edu"])),
       );
-      published.length = 0;
+      await takePublished(broker);
       const [sent, unattempted] = await taskIdsOf(id);
       const options = { leaseSeconds: 60, reopenFailed: false };
 
