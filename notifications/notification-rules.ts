@@ -9,7 +9,7 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import type { AccessClaims } from "../identity/access-tokens.ts";
-import { accountOfUser } from "../identity/user-accounts.ts";
+import { accountOfUser } from "../identity/users.ts";
 import type { Queryable } from "../runtime/database.ts";
 import type { LiveChannels } from "./live-channels.ts";
 import { type DeliveryQueue, newNotificationId, recordAndPublish } from "./notification-delivery.ts";

@@ -1,4 +1,4 @@
-import { profileOf, type UserProfile } from "../identity/profiles.ts";
+import { profileOf, type UserProfile } from "../identity/users.ts";
 import {
   changePreference,
   checkPreferenceKey,

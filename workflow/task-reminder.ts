@@ -7,7 +7,7 @@ import {
   RECIPIENTS_PER_LIST,
 } from "../contracts/notification.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { tenantReminder } from "../identity/tenant-settings.ts";
+import { tenantReminder } from "../identity/tenants.ts";
 import {
   newNotificationId,
   type RecordNotification,

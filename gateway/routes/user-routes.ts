@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { heldPositions } from "../../directory/positions.ts";
 import type { AccessClaims } from "../../identity/access-tokens.ts";
-import { profileOf } from "../../identity/profiles.ts";
+import { profileOf } from "../../identity/users.ts";
 import { changeProfilePreference, profilePreference } from "../../workflow/profile-preferences.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";

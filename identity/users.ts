@@ -1,6 +1,6 @@
 import { ErrorCode, localizedError } from "../contracts/errors.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { type UserProfile, userProfile } from "./user-store.ts";
+import { type UserProfile, userById, userProfile } from "./user-store.ts";
 
 export type { UserProfile };
 
@@ -16,4 +16,9 @@ export async function profileOf(
   const row = await userProfile(sql, userId, tenantId);
   if (!row) throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "user" }, code: userId });
   return row;
+}
+
+/** A user's account by id, as other capabilities read it (whose send it is); undefined for no such user. */
+export async function accountOfUser(sql: Queryable, userId: string): Promise<string | undefined> {
+  return (await userById(sql, userId))?.account;
 }
