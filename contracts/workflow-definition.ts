@@ -4,7 +4,7 @@ import { z } from "zod";
  * A workflow version's definition: its form data (`schema`), its flow (`graph`) and its messenger
  * callbacks (`events`). The format is the platform's own; the rules a graph must follow beyond this
  * shape (reachability, joins matching splits, expressions that parse, known fields) are checked by
- * `workflow/definition-rules.ts` when a version is deployed.
+ * `contracts/workflow-definition-rules.ts` when a version is deployed.
  */
 
 const code = z
