@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { Grant } from "../../contracts/scopes.ts";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { upsertTenant } from "../../identity/tenant-store.ts";
+import { upsertUser } from "../../identity/user-store.ts";
+import { loadConfig } from "../../runtime/config.ts";
+import { type Database, openDatabase } from "../../runtime/database.ts";
+import { migrate } from "../../runtime/migrations.ts";
+import { upsertWorkflowApp } from "../../workflow/app-store.ts";
+import { delegate, delegationsOf, endDelegation } from "../../workflow/delegations.ts";
+import type { WorkflowCaller } from "../../workflow/workflow-caller.ts";
+import { testModes } from "../support/platform.ts";
+import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { silentLogger } from "../support/wait.ts";
+
+const NOW = Math.floor(Date.now() / 1000);
+const WEEK = 7 * 24 * 3600;
+
+/** A refusal of spec 001's kind `refusal`. */
+function refused(refusal: string) {
+  return (error: unknown) => error instanceof WorkflowRefusal && error.refusal === refusal;
+}
+
+// Delegation's rules need a database and nothing else: no gateway, no broker.
+for (const mode of await testModes()) {
+  describe(`workflow delegation on its own (${mode.name})`, { skip: mode.skip }, () => {
+    let db: Database;
+    let cleanup: () => Promise<void>;
+    let tenantId: string;
+    const users: Record<string, string> = {};
+
+    /** A call of the tenant's formal data, as a user token of `account`, a sys token, or a Workflow application's. */
+    function caller(as: { user: string } | { sys: true; workflowCode?: string }): WorkflowCaller {
+      const sys = "sys" in as;
+      const userId = sys ? undefined : users[as.user];
+      return {
+        token: {
+          clientId: "delegation-test",
+          userId,
+          tenantId,
+          grant: sys ? Grant.ClientCredentials : Grant.AuthorizationCode,
+          kind: sys ? "sys" : "user",
+          scopes: [],
+          jti: "j",
+          issuedAt: NOW,
+          expiresAt: NOW + 3600,
+        },
+        tenantId,
+        test: false,
+        sys,
+        userId,
+        workflowCode: sys ? as.workflowCode : undefined,
+      };
+    }
+
+    before(async () => {
+      const prepared = await mode.prepare();
+      cleanup = prepared.cleanup;
+      db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
+      await migrate(db.sql, silentLogger);
+      tenantId = (await upsertTenant(db.sql, { domain: "example.edu", name: "Example" })).id;
+      for (const account of ["alice", "bob", "carol"]) {
+        await upsertUser(db.sql, { tenant: "example.edu", account, name: account, mailEnabled: false });
+      }
+      for (const row of await db.sql<{ id: string; account: string }[]>`select id, account from users`)
+        users[row.account] = row.id;
+      for (const code of ["leave", "travel"]) await upsertWorkflowApp(db.sql, tenantId, { code, name: code });
+    });
+
+    after(async () => {
+      await db?.close();
+      await cleanup?.();
+    });
+
+    it("lets a user entrust their own work, both ways round, and no one else's", async () => {
+      const path = { relationship: "entrustees" as const, user: "alice", other: "bob" };
+      const saved = await delegate(db.sql, caller({ user: "alice" }), path, { app: "leave", to: NOW + WEEK });
+      assert.equal(saved.entruster.account, "alice");
+      assert.equal(saved.entrustee.account, "bob");
+      assert.equal(saved.app?.code, "leave");
+      const seen = await delegationsOf(db.sql, caller({ user: "bob" }), "bob", "entrusters");
+      assert.deepEqual(
+        seen.map((entrustment) => entrustment.entruster.account),
+        ["alice"],
+      );
+      await assert.rejects(
+        delegate(db.sql, caller({ user: "bob" }), path, { to: NOW + WEEK }),
+        refused("NOT_YOUR_OWN"),
+      );
+      await assert.rejects(
+        delegationsOf(db.sql, caller({ user: "carol" }), "alice", "entrustees"),
+        refused("NOT_YOUR_OWN"),
+      );
+    });
+
+    it("refuses a delegation to oneself, one that ends before it starts, and an unknown app", async () => {
+      const self = { relationship: "entrustees" as const, user: "carol", other: "carol" };
+      await assert.rejects(
+        delegate(db.sql, caller({ user: "carol" }), self, { to: NOW + WEEK }),
+        refused("DATA_INVALID"),
+      );
+      const path = { relationship: "entrustees" as const, user: "carol", other: "bob" };
+      await assert.rejects(
+        delegate(db.sql, caller({ user: "carol" }), path, { from: NOW + WEEK, to: NOW }),
+        refused("DATA_INVALID"),
+      );
+      await assert.rejects(
+        delegate(db.sql, caller({ user: "carol" }), path, { app: "nothing", to: NOW + WEEK }),
+        refused("APP_NOT_FOUND"),
+      );
+    });
+
+    it("confines a Workflow application's token to its own workflow", async () => {
+      const travel = caller({ sys: true, workflowCode: "travel" });
+      const path = { relationship: "entrustees" as const, user: "carol", other: "alice" };
+      await assert.rejects(
+        delegate(db.sql, travel, path, { app: "leave", to: NOW + WEEK }),
+        refused("WORKFLOW_MISMATCH"),
+      );
+      const saved = await delegate(db.sql, travel, path, { to: NOW + WEEK });
+      assert.equal(saved.app?.code, "travel", "without `app`, its own workflow");
+      await delegate(
+        db.sql,
+        caller({ sys: true }),
+        { ...path, other: "bob" },
+        { app: "leave", to: NOW + WEEK },
+      );
+      const seen = await delegationsOf(db.sql, travel, "carol", "entrustees");
+      assert.deepEqual(
+        seen.map((entrustment) => entrustment.app?.code),
+        ["travel"],
+      );
+    });
+
+    it("lets the entruster end a delegation, once, and not the entrustee", async () => {
+      const fromBob = { relationship: "entrusters" as const, user: "bob", other: "alice" };
+      await assert.rejects(
+        endDelegation(db.sql, caller({ user: "bob" }), fromBob, "leave"),
+        refused("NOT_YOUR_OWN"),
+      );
+      const path = { relationship: "entrustees" as const, user: "alice", other: "bob" };
+      assert.equal(await endDelegation(db.sql, caller({ user: "alice" }), path, "leave"), 1);
+      await assert.rejects(
+        endDelegation(db.sql, caller({ user: "alice" }), path, "leave"),
+        refused("ENTRUST_NOT_FOUND"),
+      );
+    });
+  });
+}
