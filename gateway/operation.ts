@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { type ErrorStatus, errorResponses, operatorErrorResponses } from "./error-responses.ts";
 import type { ApiSurface, GatewayEnv } from "./gateway-env.ts";
 
@@ -19,6 +19,11 @@ type Validated<Q extends Request, O extends OwnInput | undefined> = O extends "a
   : O extends "query and body"
     ? Pick<Q, "params">
     : Q;
+
+/** `/{id}/meta` as Hono writes it, `/:id/meta`. */
+type HonoPath<P extends string> = P extends `${infer Head}{${infer Name}}${infer Tail}`
+  ? `${Head}:${Name}${HonoPath<Tail>}`
+  : P;
 
 /** One operation: its description, schemas, token check and error answers, and its handler. */
 export type Declaration<
@@ -43,7 +48,9 @@ export type Declaration<
   /** Behind the operator token (checked where the admin API is mounted): its 401 is about that token. */
   operatorToken?: true;
   ownInput?: O;
-  handle: RouteHandler<{ method: M; path: P; request: Validated<Q, O>; responses: R }, GatewayEnv>;
+  handle: O extends "all"
+    ? (c: Context<GatewayEnv, HonoPath<P>>) => Response | Promise<Response>
+    : RouteHandler<{ method: M; path: P; request: Validated<Q, O>; responses: R }, GatewayEnv>;
 };
 
 /**
