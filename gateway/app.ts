@@ -13,6 +13,7 @@ import { limitBody } from "./middleware/body-limit.ts";
 import { requireOperatorToken } from "./middleware/require-operator-token.ts";
 import { requireStorableText } from "./middleware/storable-text.ts";
 import { surface } from "./middleware/surface.ts";
+import { serve } from "./operation.ts";
 import { PrefixRouter } from "./prefix-router.ts";
 import { type MatchedRoute, RouteRecorder, withRequestLog } from "./request-log.ts";
 import { accessAdminRoutes } from "./routes/access-admin-routes.ts";
@@ -207,7 +208,10 @@ export function createGateway(deps: GatewayDeps) {
     scheme: "bearer",
     description: "the scraper's token (METRICS_TOKEN)",
   });
-  registry.registerPath({
+  // Built on first request, once every route is registered, then served from memory.
+  let openApiDocument: string | undefined;
+  serve(app, {
+    surface: "platform",
     method: "get",
     path: "/openapi.json",
     operationId: "getOpenApiDocument",
@@ -219,23 +223,23 @@ export function createGateway(deps: GatewayDeps) {
         content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
       },
     },
-  });
-  // Built on first request, once every route is registered, then served from memory.
-  let openApiDocument: string | undefined;
-  app.get("/openapi.json", (c) => {
-    openApiDocument ??= JSON.stringify(
-      app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "University open platform",
-          version: "1.0.0",
-          description:
-            "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports. Each surface answers failures in its own envelope: spec 000's `{errno, error, total}` (notifications, signature), spec 001's `Response` (workflow, files, export, admin), RFC 6749's `{error, error_description}` (OAuth2).",
-        },
-        servers: [{ url: deps.config.http.publicUrl }],
-      }),
-    );
-    return c.body(openApiDocument, 200, { "content-type": "application/json" });
+    // It has no input; its answer is the document as built once, a string, not a value to check.
+    ownInput: "all",
+    handle: (c) => {
+      openApiDocument ??= JSON.stringify(
+        app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "University open platform",
+            version: "1.0.0",
+            description:
+              "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports. Each surface answers failures in its own envelope: spec 000's `{errno, error, total}` (notifications, signature), spec 001's `Response` (workflow, files, export, admin), RFC 6749's `{error, error_description}` (OAuth2).",
+          },
+          servers: [{ url: deps.config.http.publicUrl }],
+        }),
+      );
+      return c.body(openApiDocument, 200, { "content-type": "application/json" });
+    },
   });
 
   // Hono builds a router's matcher at its first request; both are built here instead, which a start
