@@ -70,6 +70,8 @@ export function serve<
     : errorResponses(surface, errors, meanings);
   const documented = createRoute({ ...route, responses: { ...route.responses, ...failures } });
   const middleware = token ? { middleware: token } : {};
+  // `handle` is checked against the declaration by its type above; `openapi`'s overloads cannot
+  // follow a route built from type parameters.
   if (!ownInput) {
     app.openapi({ ...documented, ...middleware }, handle as never);
     return;
