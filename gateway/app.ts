@@ -1,4 +1,4 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
@@ -31,6 +31,7 @@ import { landingRoutes } from "./routes/landing-routes.ts";
 import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthMetadataRoutes, oauthRoutes } from "./routes/oauth-routes.ts";
+import { openApiDocumentRoute } from "./routes/openapi-document-route.ts";
 import { positionRoutes } from "./routes/position-routes.ts";
 import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
@@ -207,36 +208,7 @@ export function createGateway(deps: GatewayDeps) {
     scheme: "bearer",
     description: "the scraper's token (METRICS_TOKEN)",
   });
-  registry.registerPath({
-    method: "get",
-    path: "/openapi.json",
-    operationId: "getOpenApiDocument",
-    tags: ["Documentation"],
-    summary: "This document: every operation the gateway serves",
-    responses: {
-      200: {
-        description: "the OpenAPI 3.1 document",
-        content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
-      },
-    },
-  });
-  // Built on first request, once every route is registered, then served from memory.
-  let openApiDocument: string | undefined;
-  app.get("/openapi.json", (c) => {
-    openApiDocument ??= JSON.stringify(
-      app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "University open platform",
-          version: "1.0.0",
-          description:
-            "OAuth2-protected APIs for third-party applications: electronic seals, notifications, workflows, files and exports. Each surface answers failures in its own envelope: spec 000's `{errno, error, total}` (notifications, signature), spec 001's `Response` (workflow, files, export, admin), RFC 6749's `{error, error_description}` (OAuth2).",
-        },
-        servers: [{ url: deps.config.http.publicUrl }],
-      }),
-    );
-    return c.body(openApiDocument, 200, { "content-type": "application/json" });
-  });
+  openApiDocumentRoute(app, deps.config.http.publicUrl);
 
   // Hono builds a router's matcher at its first request; both are built here instead, which a start
   // does while its database starts, and no request waits for it.

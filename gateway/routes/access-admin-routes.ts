@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { setApplicationEnabled, setUserEnabled } from "../../identity/access-control.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 const applicationStateSchema = z
   .object({ id: z.string(), disabled: z.boolean() })
@@ -23,52 +23,54 @@ const ACTIONS = [
 export function accessAdminRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
   for (const { action, enabled, verb } of ACTIONS) {
-    app.openapi(
-      createRoute({
-        method: "post",
-        path: `/applications/{id}/${action}`,
-        operationId: `${action}Application`,
-        tags: ["Admin"],
-        summary: `${verb} an application and its tokens`,
-        security: [{ admin: [] }],
-        request: { params: z.object({ id: z.string().max(64) }) },
-        responses: {
-          200: {
-            description: "its state now",
-            content: { "application/json": { schema: applicationStateSchema } },
-          },
-          ...operatorErrorResponses([400, 404, 503], { 404: "no such application" }),
+    serve(app, {
+      surface: "platform",
+      method: "post",
+      path: `/applications/{id}/${action}`,
+      operationId: `${action}Application`,
+      tags: ["Admin"],
+      summary: `${verb} an application and its tokens`,
+      security: [{ admin: [] }],
+      request: { params: z.object({ id: z.string().max(64) }) },
+      responses: {
+        200: {
+          description: "its state now",
+          content: { "application/json": { schema: applicationStateSchema } },
         },
-      }),
-      async (c) => {
+      },
+      errors: [400, 404, 503],
+      meanings: { 404: "no such application" },
+      operatorToken: true,
+      handle: async (c) => {
         const { id } = c.req.valid("param");
         if (!(await setApplicationEnabled(deps.db, id, enabled)))
           throw new PlatformError(ErrorCode.NotFound, `no application ${id}`);
         return c.json({ id, disabled: !enabled }, 200);
       },
-    );
+    });
 
-    app.openapi(
-      createRoute({
-        method: "post",
-        path: `/users/{domain}/{account}/${action}`,
-        operationId: `${action}User`,
-        tags: ["Admin"],
-        summary: `${verb} a tenant's account and its tokens`,
-        security: [{ admin: [] }],
-        request: { params: z.object({ domain: z.string().max(253), account: z.string().max(100) }) },
-        responses: {
-          200: { description: "its state now", content: { "application/json": { schema: userStateSchema } } },
-          ...operatorErrorResponses([400, 404, 503], { 404: "no such account in that tenant" }),
-        },
-      }),
-      async (c) => {
+    serve(app, {
+      surface: "platform",
+      method: "post",
+      path: `/users/{domain}/{account}/${action}`,
+      operationId: `${action}User`,
+      tags: ["Admin"],
+      summary: `${verb} a tenant's account and its tokens`,
+      security: [{ admin: [] }],
+      request: { params: z.object({ domain: z.string().max(253), account: z.string().max(100) }) },
+      responses: {
+        200: { description: "its state now", content: { "application/json": { schema: userStateSchema } } },
+      },
+      errors: [400, 404, 503],
+      meanings: { 404: "no such account in that tenant" },
+      operatorToken: true,
+      handle: async (c) => {
         const { domain, account } = c.req.valid("param");
         const id = await setUserEnabled(deps.db, domain, account, enabled);
         if (!id) throw new PlatformError(ErrorCode.NotFound, `no account ${account}@${domain}`);
         return c.json({ id, account, domain, disabled: !enabled }, 200);
       },
-    );
+    });
   }
   return app;
 }

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { workflowReminderSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
@@ -10,8 +10,8 @@ import {
   type UserRecord,
 } from "../../identity/operator-lists.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 const tenantSchema = z
   .object({
@@ -117,24 +117,24 @@ export function adminReadRoutes(deps: GatewayDeps) {
     return rows;
   }
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/tenants",
-      operationId: "listTenants",
-      tags: ["Admin"],
-      summary: "The tenants, by domain, with their settings",
-      security,
-      request: { query: pageQuery(1) },
-      responses: {
-        200: {
-          description: "a page of tenants",
-          content: { "application/json": { schema: pageSchema(tenantSchema, "AdminTenantPage") } },
-        },
-        ...operatorErrorResponses([400, 503]),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/tenants",
+    operationId: "listTenants",
+    tags: ["Admin"],
+    summary: "The tenants, by domain, with their settings",
+    security,
+    request: { query: pageQuery(1) },
+    responses: {
+      200: {
+        description: "a page of tenants",
+        content: { "application/json": { schema: pageSchema(tenantSchema, "AdminTenantPage") } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 503],
+    operatorToken: true,
+    handle: async (c) => {
       const { limit, after } = c.req.valid("query");
       const [from = null] = afterKey(after, 1) ?? [];
       const rows = await tenantList(sql, { after: from, limit: limit + 1 });
@@ -144,27 +144,28 @@ export function adminReadRoutes(deps: GatewayDeps) {
         200,
       );
     },
-  );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/applications",
-      operationId: "listApplications",
-      tags: ["Admin"],
-      summary:
-        "The applications, by id (a tenant's with `tenant`); whether each has a secret, never the secret",
-      security,
-      request: { query: pageQuery(1).extend({ tenant: domain.optional() }) },
-      responses: {
-        200: {
-          description: "a page of applications",
-          content: { "application/json": { schema: pageSchema(applicationSchema, "AdminApplicationPage") } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant" }),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/applications",
+    operationId: "listApplications",
+    tags: ["Admin"],
+    summary:
+      "The applications, by id (a tenant's with `tenant`); whether each has a secret, never the secret",
+    security,
+    request: { query: pageQuery(1).extend({ tenant: domain.optional() }) },
+    responses: {
+      200: {
+        description: "a page of applications",
+        content: { "application/json": { schema: pageSchema(applicationSchema, "AdminApplicationPage") } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such tenant" },
+    operatorToken: true,
+    handle: async (c) => {
       const { limit, after, tenant } = c.req.valid("query");
       const [from = null] = afterKey(after, 1) ?? [];
       const rows = found(await applicationList(sql, { tenant, after: from, limit: limit + 1 }), tenant);
@@ -174,32 +175,33 @@ export function adminReadRoutes(deps: GatewayDeps) {
         200,
       );
     },
-  );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/users",
-      operationId: "listUsers",
-      tags: ["Admin"],
-      summary:
-        "A tenant's accounts, by account (those starting with `keyword`, case-insensitively); never a password or its hash",
-      security,
-      request: {
-        query: pageQuery(1).extend({
-          tenant: domain,
-          keyword: z.string().min(1).max(100).optional().openapi({ description: "the start of the account" }),
-        }),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/users",
+    operationId: "listUsers",
+    tags: ["Admin"],
+    summary:
+      "A tenant's accounts, by account (those starting with `keyword`, case-insensitively); never a password or its hash",
+    security,
+    request: {
+      query: pageQuery(1).extend({
+        tenant: domain,
+        keyword: z.string().min(1).max(100).optional().openapi({ description: "the start of the account" }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "a page of accounts",
+        content: { "application/json": { schema: pageSchema(userSchema, "AdminUserPage") } },
       },
-      responses: {
-        200: {
-          description: "a page of accounts",
-          content: { "application/json": { schema: pageSchema(userSchema, "AdminUserPage") } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant" }),
-      },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such tenant" },
+    operatorToken: true,
+    handle: async (c) => {
       const { limit, after, tenant, keyword } = c.req.valid("query");
       const [from = null] = afterKey(after, 1) ?? [];
       const rows = found(await accountList(sql, { tenant, after: from, limit: limit + 1, keyword }), tenant);
@@ -209,6 +211,6 @@ export function adminReadRoutes(deps: GatewayDeps) {
         200,
       );
     },
-  );
+  });
   return app;
 }

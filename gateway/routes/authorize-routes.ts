@@ -1,4 +1,4 @@
-import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import {
@@ -10,9 +10,9 @@ import {
   signInForAuthorization,
 } from "../../identity/authorization-requests.ts";
 import { clientAddress } from "../client-address.ts";
-import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
+import { serve } from "../operation.ts";
 
 const REQUEST_COOKIE = "op_authz";
 const FIELD_LIMIT = 4096;
@@ -48,13 +48,14 @@ const redirect = {
     "back to the redirect URI: `code` (in the query) or `access_token` (in the fragment) and `state`; or `error` and `error_description`",
   headers: z.object({ location: z.string().openapi({ description: "the redirect URI with the result" }) }),
 };
-/** The pages answer what they cannot do as a page, or, once the redirect URI is known, by redirecting. */
-const pageErrors = {
-  400: {
-    description: "an error page: unknown client, unregistered redirect URI, expired request",
-    content: page,
-  },
-  ...errorResponses("oauth", [413, 503]),
+/**
+ * The pages answer what they cannot do as a page, or, once the redirect URI is known, by redirecting;
+ * they are documented, not validated by the framework: a browser is answered with pages, never an envelope.
+ */
+const pageOperation = { surface: "oauth", errors: [413, 503], ownInput: "all" } as const;
+const errorPageAnswer = {
+  description: "an error page: unknown client, unregistered redirect URI, expired request",
+  content: page,
 };
 const tags = ["OAuth2: authorization pages"];
 /** The pending request is bound to the browser that opened it. */
@@ -64,8 +65,25 @@ const cookies = z.object({
     .openapi({ description: "set by GET /oauth2/authorize: the pending request's id" }),
 });
 
-const AUTHORIZE_OPERATIONS: RouteConfig[] = [
-  {
+/**
+ * The authorization endpoint: a login page, then a consent page listing what the application asks
+ * for, then a redirect to the registered redirect URI with a code (or, for an application allowed
+ * the implicit grant, a token). The pending request lives in Postgres and is bound to the browser
+ * by a cookie, so a leaked request id is useless elsewhere.
+ */
+export function authorizeRoutes(deps: GatewayDeps) {
+  const { sql } = deps.db;
+  const steps = { sql, server: deps.oauth.server };
+  const app = new OpenAPIHono<GatewayEnv>();
+
+  /** The pending request's id, when the browser that opened it sends it. */
+  function requestId(c: Context<GatewayEnv>, form: Record<string, unknown>): string | undefined {
+    const id = typeof form.request === "string" ? form.request : undefined;
+    if (!id || id.length > FIELD_LIMIT || getCookie(c, REQUEST_COOKIE) !== id) return undefined;
+    return id;
+  }
+
+  serve(app, {
     method: "get",
     path: "/authorize",
     operationId: "authorize",
@@ -100,10 +118,28 @@ const AUTHORIZE_OPERATIONS: RouteConfig[] = [
         content: page,
       },
       302: redirect,
-      ...pageErrors,
+      400: errorPageAnswer,
     },
-  },
-  {
+    ...pageOperation,
+    handle: async (c) => {
+      const q = c.req.query();
+      if (Object.values(q).some((value) => value.length > FIELD_LIMIT))
+        return html(c, errorPage("request too large"), 400);
+      const step = await openAuthorizationRequest(sql, q);
+      if (step.page === "sign-in") {
+        setCookie(c, REQUEST_COOKIE, step.requestId, {
+          httpOnly: true,
+          sameSite: "Lax",
+          path: "/oauth2",
+          maxAge: AUTHORIZATION_REQUEST_TTL_SECONDS,
+          secure: deps.config.http.publicUrl.startsWith("https:"),
+        });
+      }
+      return answer(c, step);
+    },
+  });
+
+  serve(app, {
     method: "post",
     path: "/authorize/login",
     operationId: "signInForAuthorization",
@@ -126,10 +162,27 @@ const AUTHORIZE_OPERATIONS: RouteConfig[] = [
     },
     responses: {
       200: { description: "the consent page, or the sign-in page again saying why not", content: page },
-      ...pageErrors,
+      400: errorPageAnswer,
     },
-  },
-  {
+    ...pageOperation,
+    handle: async (c) => {
+      const form = await readForm(c);
+      if (!form)
+        return html(
+          c,
+          errorPage("the sign-in form could not be read; start again from the application"),
+          400,
+        );
+      const step = await signInForAuthorization(steps, requestId(c, form), {
+        username: typeof form.username === "string" ? form.username.slice(0, 256) : "",
+        password: typeof form.password === "string" ? form.password.slice(0, 1024) : "",
+        address: clientAddress(c, deps.config.http.trustProxyHops),
+      });
+      return answer(c, step);
+    },
+  });
+
+  serve(app, {
     method: "post",
     path: "/authorize/consent",
     operationId: "decideAuthorization",
@@ -149,66 +202,20 @@ const AUTHORIZE_OPERATIONS: RouteConfig[] = [
         },
       },
     },
-    responses: { 302: redirect, ...pageErrors },
-  },
-];
-
-/**
- * The authorization endpoint: a login page, then a consent page listing what the application asks
- * for, then a redirect to the registered redirect URI with a code (or, for an application allowed
- * the implicit grant, a token). The pending request lives in Postgres and is bound to the browser
- * by a cookie, so a leaked request id is useless elsewhere.
- */
-export function authorizeRoutes(deps: GatewayDeps) {
-  const { sql } = deps.db;
-  const steps = { sql, server: deps.oauth.server };
-  const app = new OpenAPIHono<GatewayEnv>();
-  // Documented, not validated by the framework: a browser is answered with pages, never an envelope.
-  for (const operation of AUTHORIZE_OPERATIONS) app.openAPIRegistry.registerPath(operation);
-
-  /** The pending request's id, when the browser that opened it sends it. */
-  function requestId(c: Context<GatewayEnv>, form: Record<string, unknown>): string | undefined {
-    const id = typeof form.request === "string" ? form.request : undefined;
-    if (!id || id.length > FIELD_LIMIT || getCookie(c, REQUEST_COOKIE) !== id) return undefined;
-    return id;
-  }
-
-  app.get("/authorize", async (c) => {
-    const q = c.req.query();
-    if (Object.values(q).some((value) => value.length > FIELD_LIMIT))
-      return html(c, errorPage("request too large"), 400);
-    const step = await openAuthorizationRequest(sql, q);
-    if (step.page === "sign-in") {
-      setCookie(c, REQUEST_COOKIE, step.requestId, {
-        httpOnly: true,
-        sameSite: "Lax",
-        path: "/oauth2",
-        maxAge: AUTHORIZATION_REQUEST_TTL_SECONDS,
-        secure: deps.config.http.publicUrl.startsWith("https:"),
-      });
-    }
-    return answer(c, step);
-  });
-
-  app.post("/authorize/login", async (c) => {
-    const form = await readForm(c);
-    if (!form)
-      return html(c, errorPage("the sign-in form could not be read; start again from the application"), 400);
-    const step = await signInForAuthorization(steps, requestId(c, form), {
-      username: typeof form.username === "string" ? form.username.slice(0, 256) : "",
-      password: typeof form.password === "string" ? form.password.slice(0, 1024) : "",
-      address: clientAddress(c, deps.config.http.trustProxyHops),
-    });
-    return answer(c, step);
-  });
-
-  app.post("/authorize/consent", async (c) => {
-    const form = await readForm(c);
-    if (!form)
-      return html(c, errorPage("the consent form could not be read; start again from the application"), 400);
-    const step = await decideAuthorization(steps, requestId(c, form), form.decision === "allow");
-    if (step.page === "redirect") deleteCookie(c, REQUEST_COOKIE, { path: "/oauth2" });
-    return answer(c, step);
+    responses: { 302: redirect, 400: errorPageAnswer },
+    ...pageOperation,
+    handle: async (c) => {
+      const form = await readForm(c);
+      if (!form)
+        return html(
+          c,
+          errorPage("the consent form could not be read; start again from the application"),
+          400,
+        );
+      const step = await decideAuthorization(steps, requestId(c, form), form.decision === "allow");
+      if (step.page === "redirect") deleteCookie(c, REQUEST_COOKIE, { path: "/oauth2" });
+      return answer(c, step);
+    },
   });
 
   return app;

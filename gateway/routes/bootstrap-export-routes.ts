@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { exportBootstrapDocument } from "../bootstrap-sections.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 const exportedSchema = bootstrapSchema.omit({ $schema: true, channels: true }).openapi("BootstrapExport", {
   description:
@@ -12,37 +12,38 @@ const exportedSchema = bootstrapSchema.omit({ $schema: true, channels: true }).o
 /** The configuration as a bootstrap document, for version control; applying it changes nothing. */
 export function bootstrapExportRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/bootstrap",
-      operationId: "exportBootstrap",
-      tags: ["Admin"],
-      summary:
-        "Export tenants, applications, accounts (not the feed's), seals, feeds and workflow apps as a bootstrap document, without secrets",
-      security: [{ admin: [] }],
-      responses: {
-        200: {
-          description: "the document",
-          headers: z.object({
-            "X-Omitted-Entries": z.string().openapi({
-              description:
-                "how many entries the bootstrap schema cannot express (an account pushed with an e-mail address it refuses) were left out; the log names each",
-            }),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/bootstrap",
+    operationId: "exportBootstrap",
+    tags: ["Admin"],
+    summary:
+      "Export tenants, applications, accounts (not the feed's), seals, feeds and workflow apps as a bootstrap document, without secrets",
+    security: [{ admin: [] }],
+    responses: {
+      200: {
+        description: "the document",
+        headers: z.object({
+          "X-Omitted-Entries": z.string().openapi({
+            description:
+              "how many entries the bootstrap schema cannot express (an account pushed with an e-mail address it refuses) were left out; the log names each",
           }),
-          content: { "application/json": { schema: exportedSchema } },
-        },
-        ...operatorErrorResponses([409, 503], {
-          409: "the platform holds more of a section than a bootstrap document takes, or more seal images than an export carries",
         }),
+        content: { "application/json": { schema: exportedSchema } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [409, 503],
+    meanings: {
+      409: "the platform holds more of a section than a bootstrap document takes, or more seal images than an export carries",
+    },
+    operatorToken: true,
+    handle: async (c) => {
       const { document, omitted } = await exportBootstrapDocument(deps.db.sql, deps.log);
       c.header("Cache-Control", "no-store");
       c.header("X-Omitted-Entries", String(omitted));
       return c.json(document, 200);
     },
-  );
+  });
   return app;
 }

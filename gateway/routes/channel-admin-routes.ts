@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { maskedChannels, removeChannel } from "../../notifications/channel-admin.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 const channelSchema = z
   .object({
@@ -30,53 +30,54 @@ export function channelAdminRoutes(deps: GatewayDeps) {
   const tags = ["Admin: channels"];
   const security = [{ admin: [] }];
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/",
-      operationId: "listChannels",
-      tags,
-      summary: "The configured notification channels, credentials masked",
-      security,
-      responses: {
-        200: {
-          description: "the channels, by name",
-          content: { "application/json": { schema: z.object({ items: z.array(channelSchema) }) } },
-        },
-        ...operatorErrorResponses([503]),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/",
+    operationId: "listChannels",
+    tags,
+    summary: "The configured notification channels, credentials masked",
+    security,
+    responses: {
+      200: {
+        description: "the channels, by name",
+        content: { "application/json": { schema: z.object({ items: z.array(channelSchema) }) } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [503],
+    operatorToken: true,
+    handle: async (c) => {
       const items = await maskedChannels(deps.db.sql);
       c.header("Cache-Control", "no-store");
       return c.json({ items }, 200);
     },
-  );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/{name}",
-      operationId: "removeChannel",
-      tags,
-      summary: "Remove a channel: sends naming it are refused, and workers close its sender",
-      security,
-      request: { params: z.object({ name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a channel's name") }) },
-      responses: {
-        200: {
-          description: "removed",
-          content: { "application/json": { schema: z.object({ removed: z.literal(true) }) } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such channel" }),
+  serve(app, {
+    surface: "platform",
+    method: "delete",
+    path: "/{name}",
+    operationId: "removeChannel",
+    tags,
+    summary: "Remove a channel: sends naming it are refused, and workers close its sender",
+    security,
+    request: { params: z.object({ name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "a channel's name") }) },
+    responses: {
+      200: {
+        description: "removed",
+        content: { "application/json": { schema: z.object({ removed: z.literal(true) }) } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such channel" },
+    operatorToken: true,
+    handle: async (c) => {
       const { name } = c.req.valid("param");
       if (!(await removeChannel(changeDeps, name)))
         throw new PlatformError(ErrorCode.NotFound, `no channel ${name}`);
       deps.log.info({ channel: name }, "channel removed");
       return c.json({ removed: true as const }, 200);
     },
-  );
+  });
   return app;
 }

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 // The path module alone: the package entry would load the whole UI bundle into the server.
 import getAbsoluteFSPath from "swagger-ui-dist/absolute-path.js";
-import { errorResponses } from "../error-responses.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 // A Map, not an object: a name such as `constructor` must not be found among the assets.
 const ASSETS = new Map([
@@ -30,16 +30,24 @@ window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#reference", deepLi
 </html>`;
 
 const tags = ["Documentation"];
-const DOCS_OPERATIONS: RouteConfig[] = [
-  {
+/** The API reference page, rendered from /openapi.json with assets served locally (no CDN). */
+export function docsRoutes() {
+  const assetCache = new Map<string, Buffer>();
+  const app = new OpenAPIHono<GatewayEnv>();
+  // Documented, not validated by the framework: the handlers are plain routes, the page's own HTML and files.
+  serve(app, {
+    surface: "platform",
     method: "get",
     path: "/",
     operationId: "getApiReference",
     tags,
     summary: "The API reference page (Swagger UI over /openapi.json)",
     responses: { 200: { description: "the page", content: { "text/html": { schema: z.string() } } } },
-  },
-  {
+    ownInput: "all",
+    handle: (c) => c.html(PAGE),
+  });
+  serve(app, {
+    surface: "platform",
     method: "get",
     path: "/assets/{file}",
     operationId: "getApiReferenceAsset",
@@ -51,20 +59,11 @@ const DOCS_OPERATIONS: RouteConfig[] = [
         description: "the asset",
         content: { "text/css": { schema: z.string() }, "text/javascript": { schema: z.string() } },
       },
-      ...errorResponses("platform", [404], { 404: "no such asset" }),
     },
-  },
-];
-
-/** The API reference page, rendered from /openapi.json with assets served locally (no CDN). */
-export function docsRoutes() {
-  const assetCache = new Map<string, Buffer>();
-  const app = new OpenAPIHono<GatewayEnv>();
-  // Registered by hand: the handlers are plain routes, the page's own HTML and files.
-  for (const operation of DOCS_OPERATIONS) app.openAPIRegistry.registerPath(operation);
-  return app
-    .get("/", (c) => c.html(PAGE))
-    .get("/assets/:file", async (c) => {
+    errors: [404],
+    meanings: { 404: "no such asset" },
+    ownInput: "all",
+    handle: async (c) => {
       const file = c.req.param("file");
       const type = ASSETS.get(file);
       if (!type) return c.notFound();
@@ -77,5 +76,7 @@ export function docsRoutes() {
         "content-type": type,
         "cache-control": "public, max-age=86400",
       });
-    });
+    },
+  });
+  return app;
 }

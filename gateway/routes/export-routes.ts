@@ -1,4 +1,4 @@
-import { OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
@@ -13,12 +13,12 @@ import {
 import { jsonNestsDeeperThan, tooDeepDetail } from "../../contracts/json-nesting.ts";
 import { exportToFiles } from "../../exports/export-files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
-import { errorResponses } from "../error-responses.ts";
 import { exportedFileResponse } from "../exported-file.ts";
 import { fileUrl } from "../file-access.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
+import { serve } from "../operation.ts";
 import { platformUrls } from "../platform-urls.ts";
 import { type RequestParameters, requestParameters } from "../workflow/request-parameters.ts";
 
@@ -149,87 +149,91 @@ const textParameters = z.object(
 );
 const binary = { schema: z.string().openapi({ format: "binary" }) };
 
-/** Documented, not validated by the framework: the parameters come in the query or any kind of body. */
-const EXPORT_OPERATION: RouteConfig = {
-  method: "post",
-  path: "/{format}",
-  operationId: "exportDocument",
-  tags: ["Export"],
-  summary: "Fill a template with data: a document (docx, pdf), page images (png) or a spreadsheet (xlsx)",
-  description:
-    "Parameters in the query, or in a JSON, form or multipart body (a body's value wins). `Accept: application/json` answers with links to the outputs, kept as files of the file service; otherwise the output streams back.",
-  security: [{ bearer: [] }],
-  request: {
-    params: z.object({ format: z.enum(EXPORT_FORMATS) }),
-    query: textParameters,
-    headers: z.object({
-      accept: z.string().optional().openapi({ description: "application/json for links to the outputs" }),
-    }),
-    body: {
-      content: {
-        "application/json": { schema: exportParameters },
-        "application/x-www-form-urlencoded": { schema: textParameters },
-        "multipart/form-data": { schema: textParameters },
-      },
-    },
-  },
-  responses: {
-    200: {
-      description: "the output, or with `Accept: application/json` links to every output",
-      content: {
-        ...Object.fromEntries(Object.values(EXPORT_MIME).map((mime) => [mime, binary])),
-        "application/json": {
-          schema: z
-            .object({
-              files: z.array(
-                z.object({
-                  uri: z.string(),
-                  page: z.number().int().optional().openapi({ description: "images: the 0-based page" }),
-                }),
-              ),
-            })
-            .openapi("ExportedFiles"),
-        },
-      },
-    },
-    ...errorResponses("platform", [400, 401, 404, 413, 500, 503], {
-      404: "no such export format",
-      500: "the export failed (a template that cannot be filled or converted)",
-      503: "no export worker answered in time, or the converter is out of reach; retry later",
-    }),
-  },
-};
-
 /** Spec 001's export service, at `{export_url}` = PUBLIC_URL/export. */
 export function exportRoutes(deps: GatewayDeps) {
   const { config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
-  app.openAPIRegistry.registerPath(EXPORT_OPERATION);
   app.use(surface("platform"));
   app.use(requireToken(deps.oauth.accessTokens, { scopes: [] }));
 
-  app.post("/:format", async (c) => {
-    const format = c.req.param("format") as ExportFormat;
-    if (!EXPORT_FORMATS.includes(format)) {
-      throw new PlatformError(
-        ErrorCode.NotFound,
-        `no export format ${JSON.stringify(format)}: one of ${EXPORT_FORMATS.join(", ")}`,
-      );
-    }
-    const json = wantsJson(c);
-    const job = exportJob(format, await requestParameters(c), json, {
-      maxDepth: config.http.jsonMaxDepth,
-      ownUrls: platformUrls(config),
-    });
-    if (json) {
-      // Each output becomes a file of the file service; the answer links to them.
-      const token = c.get("token");
-      const owner = { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId };
-      const files = await exportToFiles({ sql: deps.db.sql, jobs: deps.jobs }, job, owner);
-      return c.json({ files: files.map(({ id, ...page }) => ({ uri: fileUrl(config, id), ...page })) }, 200);
-    }
-    // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
-    return exportedFileResponse(deps, await deps.jobs.call("export", job), `export.${format}`);
+  // Documented, not validated by the framework: the parameters come in the query or any kind of body.
+  serve(app, {
+    surface: "platform",
+    method: "post",
+    path: "/{format}",
+    operationId: "exportDocument",
+    tags: ["Export"],
+    summary: "Fill a template with data: a document (docx, pdf), page images (png) or a spreadsheet (xlsx)",
+    description:
+      "Parameters in the query, or in a JSON, form or multipart body (a body's value wins). `Accept: application/json` answers with links to the outputs, kept as files of the file service; otherwise the output streams back.",
+    security: [{ bearer: [] }],
+    request: {
+      params: z.object({ format: z.enum(EXPORT_FORMATS) }),
+      query: textParameters,
+      headers: z.object({
+        accept: z.string().optional().openapi({ description: "application/json for links to the outputs" }),
+      }),
+      body: {
+        content: {
+          "application/json": { schema: exportParameters },
+          "application/x-www-form-urlencoded": { schema: textParameters },
+          "multipart/form-data": { schema: textParameters },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: "the output, or with `Accept: application/json` links to every output",
+        content: {
+          ...Object.fromEntries(Object.values(EXPORT_MIME).map((mime) => [mime, binary])),
+          "application/json": {
+            schema: z
+              .object({
+                files: z.array(
+                  z.object({
+                    uri: z.string(),
+                    page: z.number().int().optional().openapi({ description: "images: the 0-based page" }),
+                  }),
+                ),
+              })
+              .openapi("ExportedFiles"),
+          },
+        },
+      },
+    },
+    errors: [400, 401, 404, 413, 500, 503],
+    meanings: {
+      404: "no such export format",
+      500: "the export failed (a template that cannot be filled or converted)",
+      503: "no export worker answered in time, or the converter is out of reach; retry later",
+    },
+    ownInput: "all",
+    handle: async (c) => {
+      const format = c.req.param("format") as ExportFormat;
+      if (!EXPORT_FORMATS.includes(format)) {
+        throw new PlatformError(
+          ErrorCode.NotFound,
+          `no export format ${JSON.stringify(format)}: one of ${EXPORT_FORMATS.join(", ")}`,
+        );
+      }
+      const json = wantsJson(c);
+      const job = exportJob(format, await requestParameters(c), json, {
+        maxDepth: config.http.jsonMaxDepth,
+        ownUrls: platformUrls(config),
+      });
+      if (json) {
+        // Each output becomes a file of the file service; the answer links to them.
+        const token = c.get("token");
+        const owner = { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId };
+        const files = await exportToFiles({ sql: deps.db.sql, jobs: deps.jobs }, job, owner);
+        return c.json(
+          { files: files.map(({ id, ...page }) => ({ uri: fileUrl(config, id), ...page })) },
+          200,
+        );
+      }
+      // Request/reply on an `export` worker, within EXPORT_TIMEOUT_MS.
+      return exportedFileResponse(deps, await deps.jobs.call("export", job), `export.${format}`);
+    },
   });
   return app;
 }

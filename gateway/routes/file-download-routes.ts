@@ -3,10 +3,10 @@ import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { type DownloadDeps, openFile, openThumbnail } from "../../files/download-access.ts";
 import type { Config } from "../../runtime/config.ts";
 import type { FileStorage } from "../../runtime/storage/file-storage.ts";
-import { errorResponses } from "../error-responses.ts";
 import { downloadRequest } from "../file-access.ts";
 import { FILE_TAGS, fileAnswer, fileIdParams, fileResponse } from "../file-entity.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 import { userContentHeaders } from "../user-content-headers.ts";
 
 /** What the download routes need: the checks of each download, and the content's storage. */
@@ -54,7 +54,8 @@ export function downloadRoute(
   app: OpenAPIHono<GatewayEnv>,
   { config, storage, access }: FileDownloadRoutesDeps,
 ) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "get",
     path: "/{id}",
     operationId: "downloadFile",
@@ -76,68 +77,72 @@ export function downloadRoute(
       },
       206: { description: "the requested byte range", content: { "*/*": { schema: binary } } },
       304: { description: "unchanged (If-None-Match)" },
-      ...errorResponses("platform", [401, 403, 404, 416, 429, 503], secureDownload),
     },
-  });
-  app.get("/:id", async (c) => {
-    const file = await openFile(access, c.req.param("id"), downloadRequest(c, config), { spend: true });
-    const etag = `"${file.sha256}"`;
-    const headers: Record<string, string> = {
-      ...userContentHeaders(file.mime, { filename: file.name }),
-      etag,
-      "accept-ranges": "bytes",
-      // A secure file's answer is for its caller only.
-      "cache-control": file.meta.secure === true ? "private, no-store" : "public, max-age=0, must-revalidate",
-    };
-    if (
-      c.req
-        .header("if-none-match")
-        ?.split(",")
-        .some((tag) => tag.trim() === etag)
-    ) {
-      return new Response(null, { status: 304, headers: { etag } });
-    }
-    const range = byteRange(c.req.header("range"), file.size);
-    if (range === "unsatisfiable") {
-      c.header("content-range", `bytes */${file.size}`);
-      throw new PlatformError(
-        ErrorCode.RangeNotSatisfiable,
-        `range: ${c.req.header("range")} is not within the file's ${file.size} bytes`,
-      );
-    }
-    if (range) {
-      return new Response(storage.readStream(file.storageKey, { range }), {
-        status: 206,
-        headers: {
-          ...headers,
-          "content-range": `bytes ${range.start}-${range.end}/${file.size}`,
-          "content-length": String(range.end - range.start + 1),
-        },
+    errors: [401, 403, 404, 416, 429, 503],
+    meanings: secureDownload,
+    ownInput: "all",
+    handle: async (c) => {
+      const file = await openFile(access, c.req.param("id"), downloadRequest(c, config), { spend: true });
+      const etag = `"${file.sha256}"`;
+      const headers: Record<string, string> = {
+        ...userContentHeaders(file.mime, { filename: file.name }),
+        etag,
+        "accept-ranges": "bytes",
+        // A secure file's answer is for its caller only.
+        "cache-control":
+          file.meta.secure === true ? "private, no-store" : "public, max-age=0, must-revalidate",
+      };
+      if (
+        c.req
+          .header("if-none-match")
+          ?.split(",")
+          .some((tag) => tag.trim() === etag)
+      ) {
+        return new Response(null, { status: 304, headers: { etag } });
+      }
+      const range = byteRange(c.req.header("range"), file.size);
+      if (range === "unsatisfiable") {
+        c.header("content-range", `bytes */${file.size}`);
+        throw new PlatformError(
+          ErrorCode.RangeNotSatisfiable,
+          `range: ${c.req.header("range")} is not within the file's ${file.size} bytes`,
+        );
+      }
+      if (range) {
+        return new Response(storage.readStream(file.storageKey, { range }), {
+          status: 206,
+          headers: {
+            ...headers,
+            "content-range": `bytes ${range.start}-${range.end}/${file.size}`,
+            "content-length": String(range.end - range.start + 1),
+          },
+        });
+      }
+      return new Response(storage.readStream(file.storageKey), {
+        headers: { ...headers, "content-length": String(file.size) },
       });
-    }
-    return new Response(storage.readStream(file.storageKey), {
-      headers: { ...headers, "content-length": String(file.size) },
-    });
+    },
   });
 }
 
 /** `GET /{id}/meta`: the file's record, under the same checks as its download. */
 export function metaRoute(app: OpenAPIHono<GatewayEnv>, { config, access }: FileDownloadRoutesDeps) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "get",
     path: "/{id}/meta",
     operationId: "getFileMeta",
     tags: FILE_TAGS,
     summary: "A file's record: name, type, size, dates, thumbnail sizes and meta",
     request: { params: fileIdParams, query: downloadQuery },
-    responses: {
-      200: fileResponse,
-      ...errorResponses("platform", [401, 403, 404, 429, 503], secureDownload),
+    responses: { 200: fileResponse },
+    errors: [401, 403, 404, 429, 503],
+    meanings: secureDownload,
+    ownInput: "all",
+    handle: async (c) => {
+      const file = await openFile(access, c.req.param("id"), downloadRequest(c, config), { spend: false });
+      return c.json(fileAnswer(config, file), 200);
     },
-  });
-  app.get("/:id/meta", async (c) => {
-    const file = await openFile(access, c.req.param("id"), downloadRequest(c, config), { spend: false });
-    return c.json(fileAnswer(config, file), 200);
   });
 }
 
@@ -146,7 +151,8 @@ export function thumbnailRoute(
   app: OpenAPIHono<GatewayEnv>,
   { config, storage, access }: FileDownloadRoutesDeps,
 ) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "get",
     path: "/{id}/thumb/{size}",
     operationId: "getFileThumbnail",
@@ -161,19 +167,19 @@ export function thumbnailRoute(
       }),
       query: downloadQuery,
     },
-    responses: {
-      200: { description: "the thumbnail", content: { "image/*": { schema: binary } } },
-      ...errorResponses("platform", [400, 401, 403, 404, 429, 503], {
-        ...secureDownload,
-        404: "no such file, or no thumbnail of this size",
-      }),
+    responses: { 200: { description: "the thumbnail", content: { "image/*": { schema: binary } } } },
+    errors: [400, 401, 403, 404, 429, 503],
+    meanings: {
+      ...secureDownload,
+      404: "no such file, or no thumbnail of this size",
     },
-  });
-  app.get("/:id/thumb/:size", async (c) => {
-    const request = downloadRequest(c, config);
-    const thumb = await openThumbnail(access, c.req.param("id"), c.req.param("size"), request);
-    return new Response(storage.readStream(thumb.storageKey), {
-      headers: { ...userContentHeaders(thumb.mime), "content-length": String(thumb.bytes) },
-    });
+    ownInput: "all",
+    handle: async (c) => {
+      const request = downloadRequest(c, config);
+      const thumb = await openThumbnail(access, c.req.param("id"), c.req.param("size"), request);
+      return new Response(storage.readStream(thumb.storageKey), {
+        headers: { ...userContentHeaders(thumb.mime), "content-length": String(thumb.bytes) },
+      });
+    },
   });
 }

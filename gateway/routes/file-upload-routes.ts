@@ -4,10 +4,10 @@ import { fileMetaSchema, MAX_THUMB_SIZES } from "../../contracts/files.ts";
 import { deleteOwnFile, replaceFile, updateFileMeta } from "../../files/file-changes.ts";
 import { type FormReader, type IntakeDeps, uploadFile } from "../../files/file-intake.ts";
 import type { Config } from "../../runtime/config.ts";
-import { errorResponses } from "../error-responses.ts";
 import { FILE_TAGS, fileAnswer, fileIdParams, fileResponse } from "../file-entity.ts";
 import type { GatewayEnv } from "../gateway-env.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
+import { serve } from "../operation.ts";
 
 /** What the routes that change files need: the file service's intake, and the caller's token. */
 export interface FileUploadRoutesDeps {
@@ -50,7 +50,8 @@ function formOf(c: Context<GatewayEnv>, { config, files }: FileUploadRoutesDeps)
 
 /** `PUT /`: a new file of the caller's application. */
 export function uploadRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoutesDeps) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "put",
     path: "/",
     operationId: "uploadFile",
@@ -66,24 +67,26 @@ export function uploadRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoutes
       }),
       body: upload,
     },
-    responses: {
-      200: fileResponse,
-      ...errorResponses("platform", [400, 401, 413, 415, 503], tooLarge),
+    responses: { 200: fileResponse },
+    errors: [400, 401, 413, 415, 503],
+    meanings: tooLarge,
+    token: deps.anyToken,
+    ownInput: "all",
+    handle: async (c) => {
+      const token = c.get("token");
+      const file = await uploadFile(deps.files, formOf(c, deps), {
+        owner: { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId },
+        secure: c.req.query("secure") === "true",
+      });
+      return c.json(fileAnswer(deps.config, file), 200);
     },
-  });
-  app.put("/", deps.anyToken, async (c) => {
-    const token = c.get("token");
-    const file = await uploadFile(deps.files, formOf(c, deps), {
-      owner: { applicationId: token.clientId, userId: token.userId, tenantId: token.tenantId },
-      secure: c.req.query("secure") === "true",
-    });
-    return c.json(fileAnswer(deps.config, file), 200);
   });
 }
 
 /** `POST /{id}`: new content for a file, its id kept. */
 export function replaceRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoutesDeps) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "post",
     path: "/{id}",
     operationId: "replaceFile",
@@ -91,20 +94,22 @@ export function replaceRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoute
     summary: "Replace a file's content, keeping its id (the owning application only)",
     security,
     request: { params: fileIdParams, body: upload },
-    responses: {
-      200: fileResponse,
-      ...errorResponses("platform", [400, 401, 403, 404, 413, 415, 503], { ...ownerOnly, ...tooLarge }),
+    responses: { 200: fileResponse },
+    errors: [400, 401, 403, 404, 413, 415, 503],
+    meanings: { ...ownerOnly, ...tooLarge },
+    token: deps.anyToken,
+    ownInput: "all",
+    handle: async (c) => {
+      const file = await replaceFile(deps.files, c.req.param("id"), c.get("token"), formOf(c, deps));
+      return c.json(fileAnswer(deps.config, file), 200);
     },
-  });
-  app.post("/:id", deps.anyToken, async (c) => {
-    const file = await replaceFile(deps.files, c.req.param("id"), c.get("token"), formOf(c, deps));
-    return c.json(fileAnswer(deps.config, file), 200);
   });
 }
 
 /** `DELETE /{id}`. */
 export function deleteRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoutesDeps) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "delete",
     path: "/{id}",
     operationId: "deleteFile",
@@ -112,17 +117,22 @@ export function deleteRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoutes
     summary: "Delete a file (the owning application only); the answer is the file that was",
     security,
     request: { params: fileIdParams },
-    responses: { 200: fileResponse, ...errorResponses("platform", [401, 403, 404, 503], ownerOnly) },
-  });
-  app.delete("/:id", deps.anyToken, async (c) => {
-    const file = await deleteOwnFile(deps.files, c.req.param("id"), c.get("token"));
-    return c.json(fileAnswer(deps.config, file), 200);
+    responses: { 200: fileResponse },
+    errors: [401, 403, 404, 503],
+    meanings: ownerOnly,
+    token: deps.anyToken,
+    ownInput: "all",
+    handle: async (c) => {
+      const file = await deleteOwnFile(deps.files, c.req.param("id"), c.get("token"));
+      return c.json(fileAnswer(deps.config, file), 200);
+    },
   });
 }
 
 /** `POST /{id}/meta`: the owner's meta, a file token and thumbnail sizes. */
 export function metaUpdateRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRoutesDeps) {
-  app.openAPIRegistry.registerPath({
+  serve(app, {
+    surface: "platform",
     method: "post",
     path: "/{id}/meta",
     operationId: "updateFileMeta",
@@ -138,14 +148,15 @@ export function metaUpdateRoute(app: OpenAPIHono<GatewayEnv>, deps: FileUploadRo
         content: { "application/json": { schema: z.object({ meta: fileMetaSchema }) } },
       },
     },
-    responses: {
-      200: fileResponse,
-      ...errorResponses("platform", [400, 401, 403, 404, 413, 503], ownerOnly),
+    responses: { 200: fileResponse },
+    errors: [400, 401, 403, 404, 413, 503],
+    meanings: ownerOnly,
+    token: deps.anyToken,
+    ownInput: "all",
+    handle: async (c) => {
+      const body = (await c.req.json().catch(() => undefined)) as { meta?: unknown } | undefined;
+      const file = await updateFileMeta(deps.files, c.req.param("id"), c.get("token"), body?.meta);
+      return c.json(fileAnswer(deps.config, file), 200);
     },
-  });
-  app.post("/:id/meta", deps.anyToken, async (c) => {
-    const body = (await c.req.json().catch(() => undefined)) as { meta?: unknown } | undefined;
-    const file = await updateFileMeta(deps.files, c.req.param("id"), c.get("token"), body?.meta);
-    return c.json(fileAnswer(deps.config, file), 200);
   });
 }

@@ -1,6 +1,7 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { readiness } from "../../runtime/readiness.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
 
@@ -13,32 +14,33 @@ const readinessSchema = z
   })
   .openapi("Readiness");
 
-const healthRoute = createRoute({
-  method: "get",
-  path: "/healthz",
-  operationId: "getHealth",
-  tags: ["Operations"],
-  summary: "Liveness: the process is up",
-  responses: { 200: { description: "alive", content: { "application/json": { schema: healthSchema } } } },
-});
-
-const readinessRoute = createRoute({
-  method: "get",
-  path: "/readyz",
-  operationId: "getReadiness",
-  tags: ["Operations"],
-  summary: "Readiness: the database and the broker are reachable",
-  responses: {
-    200: { description: "ready to serve", content: { "application/json": { schema: readinessSchema } } },
-    503: { description: "not ready", content: { "application/json": { schema: readinessSchema } } },
-  },
-});
-
 export function healthRoutes(deps: GatewayDeps) {
-  return new OpenAPIHono<GatewayEnv>()
-    .openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200))
-    .openapi(readinessRoute, async (c) => {
+  const app = new OpenAPIHono<GatewayEnv>();
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/healthz",
+    operationId: "getHealth",
+    tags: ["Operations"],
+    summary: "Liveness: the process is up",
+    responses: { 200: { description: "alive", content: { "application/json": { schema: healthSchema } } } },
+    handle: (c) => c.json({ status: "ok" as const }, 200),
+  });
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/readyz",
+    operationId: "getReadiness",
+    tags: ["Operations"],
+    summary: "Readiness: the database and the broker are reachable",
+    responses: {
+      200: { description: "ready to serve", content: { "application/json": { schema: readinessSchema } } },
+      503: { description: "not ready", content: { "application/json": { schema: readinessSchema } } },
+    },
+    handle: async (c) => {
       const state = await readiness(deps);
       return c.json(state, state.status === "ready" ? 200 : 503);
-    });
+    },
+  });
+  return app;
 }

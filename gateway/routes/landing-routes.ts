@@ -1,16 +1,6 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-
-const landingRoute = createRoute({
-  method: "get",
-  path: "/",
-  operationId: "getLandingPage",
-  tags: ["Documentation"],
-  summary: "A page pointing to the API reference, the operator console and the health checks",
-  responses: {
-    200: { description: "an HTML page", content: { "text/html": { schema: z.string() } } },
-  },
-});
+import { serve } from "../operation.ts";
 
 function landingPage(adminOn: boolean): string {
   const console = adminOn
@@ -36,9 +26,21 @@ ${console}
 /** `/`: where a person who opens the platform's address in a browser finds their way. */
 export function landingRoutes(deps: GatewayDeps) {
   const page = landingPage(Boolean(deps.config.adminToken));
-  return new OpenAPIHono<GatewayEnv>().openapi(landingRoute, (c) =>
-    c.html(page, 200, {
-      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-    }),
-  );
+  const app = new OpenAPIHono<GatewayEnv>();
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/",
+    operationId: "getLandingPage",
+    tags: ["Documentation"],
+    summary: "A page pointing to the API reference, the operator console and the health checks",
+    responses: {
+      200: { description: "an HTML page", content: { "text/html": { schema: z.string() } } },
+    },
+    handle: (c) =>
+      c.html(page, 200, {
+        "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      }),
+  });
+  return app;
 }

@@ -1,33 +1,10 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { metrics, PROMETHEUS_CONTENT_TYPE } from "../../runtime/metrics.ts";
 import { METRICS_CHALLENGE, type MetricsAccess, metricsRefusal } from "../../runtime/metrics-access.ts";
-import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-
-/** The route, behind the scraper's token unless the operator opened it. */
-function metricsRoute(secured: boolean) {
-  return createRoute({
-    method: "get",
-    path: "/",
-    operationId: "getMetrics",
-    tags: ["Operations"],
-    summary: "Prometheus metrics: requests per route, jobs per queue by outcome, queue depths, memory",
-    ...(secured ? { security: [{ metrics: [] }] } : {}),
-    responses: {
-      200: {
-        description: "the Prometheus text format",
-        content: { "text/plain": { schema: z.string() } },
-      },
-      ...(secured
-        ? errorResponses("platform", [401], {
-            401: "without the scraper's token (METRICS_TOKEN); always, when neither METRICS_TOKEN nor METRICS_PUBLIC is set",
-          })
-        : {}),
-    },
-  });
-}
+import { serve } from "../operation.ts";
 
 function requireScraper(access: MetricsAccess): MiddlewareHandler<GatewayEnv> {
   return async function requireScraper(c, next) {
@@ -47,10 +24,34 @@ export function metricsRoutes(deps: GatewayDeps) {
   const { token, open } = deps.config.metrics;
   const secured = Boolean(token) || !open;
   if (secured) app.use(requireScraper({ token, open }));
-  return app.openapi(metricsRoute(secured), async (c) =>
-    c.text(await metrics.render(), 200, {
-      "Content-Type": PROMETHEUS_CONTENT_TYPE,
-      "Cache-Control": "no-store",
-    }),
-  );
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/",
+    operationId: "getMetrics",
+    tags: ["Operations"],
+    summary: "Prometheus metrics: requests per route, jobs per queue by outcome, queue depths, memory",
+    ...(secured ? { security: [{ metrics: [] }] } : {}),
+    responses: {
+      200: {
+        description: "the Prometheus text format",
+        content: { "text/plain": { schema: z.string() } },
+      },
+    },
+    // Behind the scraper's token unless the operator opened it.
+    ...(secured
+      ? {
+          errors: [401],
+          meanings: {
+            401: "without the scraper's token (METRICS_TOKEN); always, when neither METRICS_TOKEN nor METRICS_PUBLIC is set",
+          },
+        }
+      : {}),
+    handle: async (c) =>
+      c.text(await metrics.render(), 200, {
+        "Content-Type": PROMETHEUS_CONTENT_TYPE,
+        "Cache-Control": "no-store",
+      }),
+  });
+  return app;
 }

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { notificationBodySchema } from "../../contracts/notification.ts";
 import {
   liveChannelSettings,
@@ -6,11 +6,11 @@ import {
   sendNotification,
 } from "../../notifications/notification-rules.ts";
 import { markTasks, statusOfSent } from "../../notifications/notification-status.ts";
-import { errorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { envelope, grouped, markSchema, notificationTasksSchema, SUCCESS } from "../notification-schemas.ts";
+import { serve } from "../operation.ts";
 
 /**
  * Spec 000's notification API: send (at /v1/notification) and query or mark delivery status (at
@@ -32,99 +32,99 @@ export function notificationRoutes(deps: GatewayDeps) {
   send.use(requireToken(accessTokens, { scopes: [] }));
   const status = new OpenAPIHono<GatewayEnv>();
   status.use(surface("open-api"));
-  status.on("GET", "/status", requireToken(accessTokens, { scopes: ["notifications"] }));
-  status.on("POST", "/status", requireToken(accessTokens, { scopes: ["modify_notification"] }));
 
-  send.openapi(
-    createRoute({
-      method: "put",
-      path: "/",
-      operationId: "sendNotification",
-      tags: ["Notifications"],
-      summary: "Send a notification through one or more channels",
-      security: [{ bearer: [] }],
-      request: {
-        body: { content: { "application/json": { schema: notificationBodySchema } }, required: true },
+  serve(send, {
+    surface: "open-api",
+    method: "put",
+    path: "/",
+    operationId: "sendNotification",
+    tags: ["Notifications"],
+    summary: "Send a notification through one or more channels",
+    security: [{ bearer: [] }],
+    request: {
+      body: { content: { "application/json": { schema: notificationBodySchema } }, required: true },
+    },
+    responses: {
+      200: {
+        description: "recorded; delivery follows",
+        content: { "application/json": { schema: envelope(notificationBodySchema, "NotificationSent") } },
       },
-      responses: {
-        200: {
-          description: "recorded; delivery follows",
-          content: { "application/json": { schema: envelope(notificationBodySchema, "NotificationSent") } },
-        },
-        ...errorResponses("open-api", [400, 401, 403, 409, 413, 415, 503], {
-          403: "the token may not send on a channel asked for, or its application is not permitted to",
-          409: "the id is taken by another application's notification",
-        }),
-      },
-    }),
-    async (c) => {
+    },
+    errors: [400, 401, 403, 409, 413, 415, 503],
+    meanings: {
+      403: "the token may not send on a channel asked for, or its application is not permitted to",
+      409: "the id is taken by another application's notification",
+    },
+    handle: async (c) => {
       const sent = await sendNotification(sendDeps, c.get("token"), c.req.valid("json"));
       return c.json({ errno: 0, error: SUCCESS, total: 0, entities: [sent] }, 200);
     },
-  );
+  });
 
-  status.openapi(
-    createRoute({
-      method: "get",
-      path: "/status",
-      operationId: "getNotificationStatus",
-      tags: ["Notifications"],
-      summary: "Delivery tasks of up to 100 notifications (repeat `id`, or separate ids with commas)",
-      security: [{ bearer: [] }],
-      request: {
-        query: z.object({
-          id: z.string().max(4000).optional(),
-          notificationId: z.string().max(4000).optional(),
-        }),
-      },
-      responses: {
-        200: {
-          description: "tasks",
-          content: {
-            "application/json": { schema: envelope(notificationTasksSchema, "NotificationStatus") },
-          },
+  serve(status, {
+    surface: "open-api",
+    method: "get",
+    path: "/status",
+    token: requireToken(accessTokens, { scopes: ["notifications"] }),
+    operationId: "getNotificationStatus",
+    tags: ["Notifications"],
+    summary: "Delivery tasks of up to 100 notifications (repeat `id`, or separate ids with commas)",
+    security: [{ bearer: [] }],
+    request: {
+      query: z.object({
+        id: z.string().max(4000).optional(),
+        notificationId: z.string().max(4000).optional(),
+      }),
+    },
+    responses: {
+      200: {
+        description: "tasks",
+        content: {
+          "application/json": { schema: envelope(notificationTasksSchema, "NotificationStatus") },
         },
-        ...errorResponses("open-api", [400, 401, 403, 503], {
-          403: "the token lacks the notifications scope",
-        }),
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 401, 403, 503],
+    meanings: {
+      403: "the token lacks the notifications scope",
+    },
+    handle: async (c) => {
       const raw = [...(c.req.queries("id") ?? []), ...(c.req.queries("notificationId") ?? [])];
       const status = await statusOfSent(sql, c.get("token").clientId, notificationIdsOf(raw));
       const entities = grouped(status.notificationIds, status.tasks);
       return c.json({ errno: 0, error: SUCCESS, total: entities.length, entities }, 200);
     },
-  );
+  });
 
-  status.openapi(
-    createRoute({
-      method: "post",
-      path: "/status",
-      operationId: "markNotificationStatus",
-      tags: ["Notifications"],
-      summary: "Mark up to 100 delivery tasks read (by the sending application or the channel's operator)",
-      security: [{ bearer: [] }],
-      request: { body: { content: { "application/json": { schema: markSchema } }, required: true } },
-      responses: {
-        200: {
-          description: "the marked notifications' tasks",
-          content: {
-            "application/json": { schema: envelope(notificationTasksSchema, "NotificationMarked") },
-          },
+  serve(status, {
+    surface: "open-api",
+    method: "post",
+    path: "/status",
+    token: requireToken(accessTokens, { scopes: ["modify_notification"] }),
+    operationId: "markNotificationStatus",
+    tags: ["Notifications"],
+    summary: "Mark up to 100 delivery tasks read (by the sending application or the channel's operator)",
+    security: [{ bearer: [] }],
+    request: { body: { content: { "application/json": { schema: markSchema } }, required: true } },
+    responses: {
+      200: {
+        description: "the marked notifications' tasks",
+        content: {
+          "application/json": { schema: envelope(notificationTasksSchema, "NotificationMarked") },
         },
-        ...errorResponses("open-api", [400, 401, 403, 404, 413, 415, 503], {
-          403: "the token lacks the modify_notification scope",
-          404: "a task that is not of the caller's notifications or channels",
-        }),
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 401, 403, 404, 413, 415, 503],
+    meanings: {
+      403: "the token lacks the modify_notification scope",
+      404: "a task that is not of the caller's notifications or channels",
+    },
+    handle: async (c) => {
       const { tasks } = c.req.valid("json");
       const marked = await markTasks(sql, channels(), c.get("token").clientId, tasks);
       const entities = grouped(marked.notificationIds, marked.tasks);
       return c.json({ errno: 0, error: SUCCESS, total: entities.length, entities }, 200);
     },
-  );
+  });
   return { send, status };
 }

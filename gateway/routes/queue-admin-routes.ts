@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_DEAD_LETTERS_HELD } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 import { queueOverview } from "../queue-overview.ts";
 
 const queueSchema = z
@@ -59,77 +59,79 @@ export function queueAdminRoutes(deps: GatewayDeps) {
     return queue;
   }
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/",
-      operationId: "listQueues",
-      tags,
-      summary: "Every work queue with its depth, consumers and dead letters",
-      security,
-      responses: {
-        200: {
-          description: "the queues, by name",
-          content: { "application/json": { schema: z.object({ items: z.array(queueSchema) }) } },
-        },
-        ...operatorErrorResponses([503]),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/",
+    operationId: "listQueues",
+    tags,
+    summary: "Every work queue with its depth, consumers and dead letters",
+    security,
+    responses: {
+      200: {
+        description: "the queues, by name",
+        content: { "application/json": { schema: z.object({ items: z.array(queueSchema) }) } },
       },
-    }),
-    async (c) => c.json({ items: await queues() }, 200),
-  );
+    },
+    errors: [503],
+    operatorToken: true,
+    handle: async (c) => c.json({ items: await queues() }, 200),
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/{queue}/dead-letters",
-      operationId: "listDeadLetters",
-      tags,
-      summary: "A queue's dead letters, oldest first, with why each failed; reading takes none away",
-      security,
-      request: {
-        params: queueParams,
-        query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/{queue}/dead-letters",
+    operationId: "listDeadLetters",
+    tags,
+    summary: "A queue's dead letters, oldest first, with why each failed; reading takes none away",
+    security,
+    request: {
+      params: queueParams,
+      query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+    },
+    responses: {
+      200: {
+        description: "the dead letters",
+        content: { "application/json": { schema: deadLettersSchema } },
       },
-      responses: {
-        200: {
-          description: "the dead letters",
-          content: { "application/json": { schema: deadLettersSchema } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such queue" }),
-      },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such queue" },
+    operatorToken: true,
+    handle: async (c) => {
       const queue = await queueNamed(c.req.valid("param").queue);
       const items = await deps.broker.peekDeadLetters(queue.queue, c.req.valid("query").limit);
       return c.json({ queue: queue.queue, dead: queue.dead, items }, 200);
     },
-  );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/{queue}/dead-letters/replay",
-      operationId: "replayDeadLetters",
-      tags,
-      summary:
-        "Put dead letters back on their queue as new jobs: one by its messageId, or the oldest (all by default)",
-      security,
-      request: {
-        params: queueParams,
-        body: { content: { "application/json": { schema: replayBody } }, required: false },
+  serve(app, {
+    surface: "platform",
+    method: "post",
+    path: "/{queue}/dead-letters/replay",
+    operationId: "replayDeadLetters",
+    tags,
+    summary:
+      "Put dead letters back on their queue as new jobs: one by its messageId, or the oldest (all by default)",
+    security,
+    request: {
+      params: queueParams,
+      body: { content: { "application/json": { schema: replayBody } }, required: false },
+    },
+    responses: {
+      200: {
+        description: "how many went back",
+        content: { "application/json": { schema: z.object({ replayed: z.number().int() }) } },
       },
-      responses: {
-        200: {
-          description: "how many went back",
-          content: { "application/json": { schema: z.object({ replayed: z.number().int() }) } },
-        },
-        ...operatorErrorResponses([400, 404, 409, 415, 503], {
-          404: "no such queue, or no dead letter with that messageId",
-          409: "the queue's jobs answer a caller, who no longer waits: replaying them would do nothing",
-        }),
-      },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 409, 415, 503],
+    meanings: {
+      404: "no such queue, or no dead letter with that messageId",
+      409: "the queue's jobs answer a caller, who no longer waits: replaying them would do nothing",
+    },
+    operatorToken: true,
+    handle: async (c) => {
       const queue = await queueNamed(c.req.valid("param").queue);
       if (!queue.replayable) {
         throw new PlatformError(
@@ -148,31 +150,32 @@ export function queueAdminRoutes(deps: GatewayDeps) {
       deps.log.info({ queue: queue.queue, replayed, messageId }, "dead letters replayed");
       return c.json({ replayed }, 200);
     },
-  );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/{queue}/dead-letters",
-      operationId: "purgeDeadLetters",
-      tags,
-      summary: "Delete every dead letter of a queue",
-      security,
-      request: { params: queueParams },
-      responses: {
-        200: {
-          description: "how many were deleted",
-          content: { "application/json": { schema: z.object({ purged: z.number().int() }) } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such queue" }),
+  serve(app, {
+    surface: "platform",
+    method: "delete",
+    path: "/{queue}/dead-letters",
+    operationId: "purgeDeadLetters",
+    tags,
+    summary: "Delete every dead letter of a queue",
+    security,
+    request: { params: queueParams },
+    responses: {
+      200: {
+        description: "how many were deleted",
+        content: { "application/json": { schema: z.object({ purged: z.number().int() }) } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such queue" },
+    operatorToken: true,
+    handle: async (c) => {
       const queue = await queueNamed(c.req.valid("param").queue);
       const purged = await deps.broker.purgeDeadLetters(queue.queue);
       deps.log.info({ queue: queue.queue, purged }, "dead letters purged");
       return c.json({ purged }, 200);
     },
-  );
+  });
   return app;
 }

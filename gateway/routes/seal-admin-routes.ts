@@ -1,9 +1,9 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { type SealRecord, sealImageOf, sealPage } from "../../seals/seal-service.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 import { userContentHeaders } from "../user-content-headers.ts";
 
 /** Seal images are PNGs: the bootstrap refuses anything else. */
@@ -37,24 +37,24 @@ export function sealAdminRoutes(deps: GatewayDeps) {
   const sql = deps.db.sql;
   const security = [{ admin: [] }];
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/seals",
-      operationId: "listSeals",
-      tags: ["Admin"],
-      summary: "The seals, by code then tenant (platform-wide ones first), without their images",
-      security,
-      request: { query: pageQuery(2) },
-      responses: {
-        200: {
-          description: "a page of seals",
-          content: { "application/json": { schema: pageSchema(sealSchema, "AdminSealPage") } },
-        },
-        ...operatorErrorResponses([400, 503]),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/seals",
+    operationId: "listSeals",
+    tags: ["Admin"],
+    summary: "The seals, by code then tenant (platform-wide ones first), without their images",
+    security,
+    request: { query: pageQuery(2) },
+    responses: {
+      200: {
+        description: "a page of seals",
+        content: { "application/json": { schema: pageSchema(sealSchema, "AdminSealPage") } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 503],
+    operatorToken: true,
+    handle: async (c) => {
       const { limit, after } = c.req.valid("query");
       const key = afterKey(after, 2);
       const rows = await sealPage(sql, key && { code: key[0]!, tenant: key[1]! }, limit + 1);
@@ -64,29 +64,30 @@ export function sealAdminRoutes(deps: GatewayDeps) {
         200,
       );
     },
-  );
+  });
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/seals/{code}/image",
-      operationId: "getSealImage",
-      tags: ["Admin"],
-      summary: "A seal's image (a tenant's with `tenant`, else the platform-wide one)",
-      security,
-      request: {
-        params: z.object({ code: z.string().max(64) }),
-        query: z.object({ tenant: z.string().min(1).max(253).optional() }),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/seals/{code}/image",
+    operationId: "getSealImage",
+    tags: ["Admin"],
+    summary: "A seal's image (a tenant's with `tenant`, else the platform-wide one)",
+    security,
+    request: {
+      params: z.object({ code: z.string().max(64) }),
+      query: z.object({ tenant: z.string().min(1).max(253).optional() }),
+    },
+    responses: {
+      200: {
+        description: "the PNG",
+        content: { [SEAL_CONTENT_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
       },
-      responses: {
-        200: {
-          description: "the PNG",
-          content: { [SEAL_CONTENT_TYPE]: { schema: z.string().openapi({ format: "binary" }) } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such seal, or no such tenant" }),
-      },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such seal, or no such tenant" },
+    operatorToken: true,
+    handle: async (c) => {
       const { code } = c.req.valid("param");
       const { tenant } = c.req.valid("query");
       const seal = await sealImageOf(sql, code, tenant);
@@ -102,6 +103,6 @@ export function sealAdminRoutes(deps: GatewayDeps) {
         "cache-control": "no-store",
       });
     },
-  );
+  });
   return app;
 }

@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { parsePositionFilter, searchUsers } from "../../directory/positions.ts";
 import {
   checkTripleChanges,
@@ -12,7 +12,7 @@ import {
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
-import { pathValidatedRoute } from "../path-validated-route.ts";
+import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
 import {
   booleanParameter,
@@ -67,9 +67,7 @@ const found = {
   description: "Response<User|Dept|Post>",
   content: { "application/json": { schema: workflowResponseSchema(tripleEntrySchema, "TripleResponse") } },
 };
-const responses = { 200: found, ...workflowErrors() };
-/** An operation whose parameters may come in a body. */
-const writeResponses = { 200: found, ...workflowErrors(413) };
+const responses = { 200: found };
 
 /** Spec 001 5.x: users, departments and posts of the application's tenant, read and written by sys tokens. */
 export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
@@ -83,129 +81,116 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: 
   const typeParam = z.enum(TYPES);
   const idcParam = z.string().min(1).max(360);
   const operationId = (name: string) => workflowOperationId(mode, name);
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: `/triple/{type}/{idc}`,
-      operationId: operationId("getTriple"),
-      tags,
-      summary: "5.1 A user, department or post by code (`code@domain` or `domain` for a global application)",
-      security,
-      middleware: read,
-      request: {
-        params: z.object({ type: typeParam, idc: idcParam }),
-        query: z.object({ ...domainParameter, verbose: booleanParameter.optional() }),
-      },
-      responses,
-    }),
-    async (c) => {
+  serve(app, {
+    method: "get",
+    path: `/triple/{type}/{idc}`,
+    operationId: operationId("getTriple"),
+    tags,
+    summary: "5.1 A user, department or post by code (`code@domain` or `domain` for a global application)",
+    security,
+    token: read,
+    request: {
+      params: z.object({ type: typeParam, idc: idcParam }),
+      query: z.object({ ...domainParameter, verbose: booleanParameter.optional() }),
+    },
+    responses,
+    ...workflowErrors(),
+    handle: async (c) => {
       const { type, idc } = c.req.valid("param");
       const { domain, verbose } = c.req.valid("query");
       const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
       return c.json(workflowResponse([await tripleEntry(sql, tenantId, { type, code, verbose })]), 200);
     },
-  );
+  });
 
-  app.openapi(
-    pathValidatedRoute(
-      app,
-      createRoute({
-        method: "put",
-        path: `/triple/{type}`,
-        operationId: operationId("createTriple"),
-        tags,
-        summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
-        description: "`code` and `name` are required; the other parameters apply to the type that has them.",
-        security,
-        middleware: edit,
-        request: {
-          params: z.object({ type: typeParam }),
-          ...documentedParameters(createParameters, "CreateTripleParameters"),
-        },
-        responses: writeResponses,
-      }),
-    ),
-    async (c) => {
+  serve(app, {
+    method: "put",
+    path: `/triple/{type}`,
+    operationId: operationId("createTriple"),
+    tags,
+    summary: "5.2 Create a user, department or post (parameters in the query, a form or JSON)",
+    description: "`code` and `name` are required; the other parameters apply to the type that has them.",
+    security,
+    token: edit,
+    request: {
+      params: z.object({ type: typeParam }),
+      ...documentedParameters(createParameters, "CreateTripleParameters"),
+    },
+    responses: responses,
+    ...workflowErrors(413),
+    ownInput: "query and body",
+    handle: async (c) => {
       const { type } = c.req.valid("param");
       const { domain, ...fields } = parseParameters(createParameters, await requestParameters(c));
       const tenantId = await tenants.resolve(c.get("token"), domain);
       return c.json(workflowResponse([await createTriple(sql, tenantId, type, fields)]), 200);
     },
-  );
+  });
 
-  app.openapi(
-    pathValidatedRoute(
-      app,
-      createRoute({
-        method: "post",
-        path: `/triple/{type}/{idc}`,
-        operationId: operationId("modifyTriple"),
-        tags,
-        summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
-        security,
-        middleware: edit,
-        request: {
-          params: z.object({ type: typeParam, idc: idcParam }),
-          ...documentedParameters(modifyParameters, "ModifyTripleParameters"),
-        },
-        responses: writeResponses,
-      }),
-    ),
-    async (c) => {
+  serve(app, {
+    method: "post",
+    path: `/triple/{type}/{idc}`,
+    operationId: operationId("modifyTriple"),
+    tags,
+    summary: "5.3 Change a department's or post's description, tags or meta (a user's contact fields)",
+    security,
+    token: edit,
+    request: {
+      params: z.object({ type: typeParam, idc: idcParam }),
+      ...documentedParameters(modifyParameters, "ModifyTripleParameters"),
+    },
+    responses: responses,
+    ...workflowErrors(413),
+    ownInput: "query and body",
+    handle: async (c) => {
       const { type, idc } = c.req.valid("param");
       const { domain, ...changes } = parseParameters(modifyParameters, await requestParameters(c));
       checkTripleChanges(type, changes);
       const { tenantId, code } = await tenants.resolveCode(c.get("token"), idc, domain);
       return c.json(workflowResponse([await modifyTriple(sql, tenantId, type, code, changes)]), 200);
     },
-  );
+  });
 
-  app.openapi(
-    pathValidatedRoute(
-      app,
-      createRoute({
-        method: "delete",
-        path: `/triple/{type}/{id}`,
-        operationId: operationId("removeTriple"),
-        tags,
-        summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
-        security,
-        middleware: edit,
-        request: {
-          params: z.object({ type: typeParam, id: idcParam }),
-          ...documentedParameters(removeParameters, "RemoveTripleParameters"),
-        },
-        responses: writeResponses,
-      }),
-    ),
-    async (c) => {
+  serve(app, {
+    method: "delete",
+    path: `/triple/{type}/{id}`,
+    operationId: operationId("removeTriple"),
+    tags,
+    summary: "5.4 Remove a user, department or post (by id or code); its positions stop counting",
+    security,
+    token: edit,
+    request: {
+      params: z.object({ type: typeParam, id: idcParam }),
+      ...documentedParameters(removeParameters, "RemoveTripleParameters"),
+    },
+    responses: responses,
+    ...workflowErrors(413),
+    ownInput: "query and body",
+    handle: async (c) => {
       const { type, id } = c.req.valid("param");
       const { domain, source } = parseParameters(removeParameters, await requestParameters(c));
       const { tenantId, code } = await tenants.resolveCode(c.get("token"), id, domain);
       return c.json(workflowResponse([await removeTriple(sql, tenantId, type, code, source)]), 200);
     },
-  );
+  });
 
-  app.openapi(
-    pathValidatedRoute(
-      app,
-      createRoute({
-        method: "get",
-        path: `/triple/{list}`,
-        operationId: operationId("listTriples"),
-        tags,
-        summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
-        description: "Departments and posts take `domain` only.",
-        security,
-        middleware: read,
-        request: {
-          params: z.object({ list: z.enum(["users", "depts", "posts"]) }),
-          query: userQueryParameters,
-        },
-        responses,
-      }),
-    ),
-    async (c) => {
+  serve(app, {
+    method: "get",
+    path: `/triple/{list}`,
+    operationId: operationId("listTriples"),
+    tags,
+    summary: "5.5 Users (paged, by accounts, keywords or positions), or every department or post",
+    description: "Departments and posts take `domain` only.",
+    security,
+    token: read,
+    request: {
+      params: z.object({ list: z.enum(["users", "depts", "posts"]) }),
+      query: userQueryParameters,
+    },
+    responses,
+    ...workflowErrors(),
+    ownInput: "query and body",
+    handle: async (c) => {
       const type: TripleType = LISTS[c.req.valid("param").list];
       if (type !== "user") {
         const { domain } = parseParameters(z.object(domainParameter), c.req.query());
@@ -223,6 +208,6 @@ export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: 
       });
       return c.json(workflowResponse(users, total), 200);
     },
-  );
+  });
   return app;
 }

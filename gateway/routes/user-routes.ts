@@ -1,10 +1,11 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { heldPositions } from "../../directory/positions.ts";
 import type { AccessClaims } from "../../identity/access-tokens.ts";
 import { profileOf } from "../../identity/users.ts";
 import { changeProfilePreference, profilePreference } from "../../workflow/profile-preferences.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
+import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
 import { heldPositionSchema } from "../workflow/triple-schemas.ts";
 import { workflowErrors, workflowResponse, workflowResponseSchema } from "../workflow/workflow-envelope.ts";
@@ -42,7 +43,6 @@ const profileResponses = {
     description: "Response<Profile>",
     content: { "application/json": { schema: workflowResponseSchema(profileSchema, "ProfileResponse") } },
   },
-  ...workflowErrors(),
 };
 const positionResponses = {
   200: {
@@ -51,7 +51,6 @@ const positionResponses = {
       "application/json": { schema: workflowResponseSchema(heldPositionSchema, "PositionResponse") },
     },
   },
-  ...workflowErrors(),
 };
 
 const keyParam = z
@@ -84,23 +83,22 @@ export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
     [`${me}/profile`, token(["profile"], "user"), undefined],
     [`${sys}/profile`, token(["sys_profile"], "sys"), userIdParam],
   ] as const) {
-    app.openapi(
-      createRoute({
-        method: "get",
-        path,
-        operationId: operationId(params ? "getUserProfile" : "getMyProfile"),
-        tags,
-        summary: params ? "1.1 (sys form) A user's profile" : "1.1 The token user's profile",
-        security,
-        middleware,
-        ...(params ? { request: { params } } : {}),
-        responses: profileResponses,
-      }),
-      async (c) => {
+    serve(app, {
+      method: "get",
+      path,
+      operationId: operationId(params ? "getUserProfile" : "getMyProfile"),
+      tags,
+      summary: params ? "1.1 (sys form) A user's profile" : "1.1 The token user's profile",
+      security,
+      token: middleware,
+      ...(params ? { request: { params } } : {}),
+      responses: profileResponses,
+      ...workflowErrors(),
+      handle: async (c) => {
         const { userId, tenantId } = subject(c.get("token"), c.req.param("userId"));
         return c.json(workflowResponse([await profileOf(sql, userId, tenantId)]), 200);
       },
-    );
+    });
   }
 
   for (const sysForm of [false, true]) {
@@ -112,66 +110,63 @@ export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
     const label = sysForm ? " (sys form)" : "";
     const whose = sysForm ? "User" : "My";
 
-    app.openapi(
-      createRoute({
-        method: "get",
-        path: `${at}/preference/{key}`,
-        operationId: operationId(`get${whose}Preference`),
-        tags,
-        summary: `1.3${label} A preference set, with the built-in ones`,
-        security,
-        middleware: read,
-        request: { params },
-        responses: profileResponses,
-      }),
-      async (c) => {
+    serve(app, {
+      method: "get",
+      path: `${at}/preference/{key}`,
+      operationId: operationId(`get${whose}Preference`),
+      tags,
+      summary: `1.3${label} A preference set, with the built-in ones`,
+      security,
+      token: read,
+      request: { params },
+      responses: profileResponses,
+      ...workflowErrors(),
+      handle: async (c) => {
         const { key } = c.req.valid("param");
         const profile = await profilePreference(sql, subject(c.get("token"), c.req.param("userId")), key);
         return c.json(workflowResponse([profile]), 200);
       },
-    );
+    });
     for (const [method, change, id] of [
       ["put", "add", "1.4"],
       ["delete", "remove", "1.5"],
     ] as const) {
-      app.openapi(
-        createRoute({
-          method,
-          path: `${at}/preference/{key}/{value}`,
-          operationId: operationId(`${change}${whose}Preference`),
-          tags,
-          summary: `${id}${label} ${change === "add" ? "Add a value to" : "Remove a value from"} a preference set`,
-          security,
-          middleware: edit,
-          request: { params: valueParams },
-          responses: profileResponses,
-        }),
-        async (c) => {
+      serve(app, {
+        method,
+        path: `${at}/preference/{key}/{value}`,
+        operationId: operationId(`${change}${whose}Preference`),
+        tags,
+        summary: `${id}${label} ${change === "add" ? "Add a value to" : "Remove a value from"} a preference set`,
+        security,
+        token: edit,
+        request: { params: valueParams },
+        responses: profileResponses,
+        ...workflowErrors(),
+        handle: async (c) => {
           const { key, value } = c.req.valid("param");
           const who = subject(c.get("token"), c.req.param("userId"));
           const profile = await changeProfilePreference(sql, who, { key, value, change });
           return c.json(workflowResponse([profile]), 200);
         },
-      );
+      });
     }
   }
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: `${me}/positions`,
-      operationId: operationId("getMyPositions"),
-      tags,
-      summary: "1.6 The positions the token's user holds",
-      security,
-      middleware: token(["triple"], "user"),
-      responses: positionResponses,
-    }),
-    async (c) => {
+  serve(app, {
+    method: "get",
+    path: `${me}/positions`,
+    operationId: operationId("getMyPositions"),
+    tags,
+    summary: "1.6 The positions the token's user holds",
+    security,
+    token: token(["triple"], "user"),
+    responses: positionResponses,
+    ...workflowErrors(),
+    handle: async (c) => {
       const claims = c.get("token");
       const positions = await heldPositions(sql, claims.tenantId!, { id: claims.userId! });
       return c.json(workflowResponse(positions), 200);
     },
-  );
+  });
   return app;
 }

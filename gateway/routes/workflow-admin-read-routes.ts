@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   tenantWorkflowApps,
   VERSIONS_SHOWN,
@@ -6,8 +6,8 @@ import {
   type WorkflowApp,
 } from "../../workflow/workflow-admin.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 import { appDescriptionFields } from "../workflow/workflow-schemas.ts";
 
 const versionSchema = z
@@ -47,24 +47,25 @@ function versionView(version: VersionSummary): z.infer<typeof versionSchema> {
 export function workflowAdminReadRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/{domain}",
-      operationId: "listWorkflowApps",
-      tags: ["Admin"],
-      summary: "A tenant's workflow apps, by code, with their versions and which are online",
-      security: [{ admin: [] }],
-      request: { params: z.object({ domain: z.string().min(1).max(253) }), query: pageQuery(1) },
-      responses: {
-        200: {
-          description: "a page of workflow apps",
-          content: { "application/json": { schema: pageSchema(appSchema, "AdminWorkflowAppPage") } },
-        },
-        ...operatorErrorResponses([400, 404, 503], { 404: "no such tenant" }),
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/{domain}",
+    operationId: "listWorkflowApps",
+    tags: ["Admin"],
+    summary: "A tenant's workflow apps, by code, with their versions and which are online",
+    security: [{ admin: [] }],
+    request: { params: z.object({ domain: z.string().min(1).max(253) }), query: pageQuery(1) },
+    responses: {
+      200: {
+        description: "a page of workflow apps",
+        content: { "application/json": { schema: pageSchema(appSchema, "AdminWorkflowAppPage") } },
       },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such tenant" },
+    operatorToken: true,
+    handle: async (c) => {
       const { domain } = c.req.valid("param");
       const { limit, after } = c.req.valid("query");
       const [from = null] = afterKey(after, 1) ?? [];
@@ -85,6 +86,6 @@ export function workflowAdminReadRoutes(deps: GatewayDeps) {
         200,
       );
     },
-  );
+  });
   return app;
 }

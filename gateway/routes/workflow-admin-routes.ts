@@ -1,8 +1,8 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
 import { deployTenantWorkflow } from "../../workflow/workflow-admin.ts";
-import { operatorErrorResponses } from "../error-responses.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { serve } from "../operation.ts";
 
 const appFieldsSchema = bootstrapWorkflowSchema.omit({ tenant: true, code: true, versions: true }).partial();
 const deploymentSchema = bootstrapWorkflowVersionSchema
@@ -18,34 +18,35 @@ const deployedSchema = z
 /** The operators' API for workflows: deploying a version of a tenant's workflow app. */
 export function workflowAdminRoutes(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
-  app.openapi(
-    createRoute({
-      method: "put",
-      path: "/{domain}/{code}/versions",
-      operationId: "deployWorkflowVersion",
-      tags: ["Admin"],
-      summary:
-        "Deploy a version of a tenant's workflow app (created when new); the same definition again is the same version",
-      security: [{ admin: [] }],
-      request: {
-        params: z.object({ domain: z.string().max(253), code: bootstrapWorkflowSchema.shape.code }),
-        body: { content: { "application/json": { schema: deploymentSchema } }, required: true },
+  serve(app, {
+    surface: "platform",
+    method: "put",
+    path: "/{domain}/{code}/versions",
+    operationId: "deployWorkflowVersion",
+    tags: ["Admin"],
+    summary:
+      "Deploy a version of a tenant's workflow app (created when new); the same definition again is the same version",
+    security: [{ admin: [] }],
+    request: {
+      params: z.object({ domain: z.string().max(253), code: bootstrapWorkflowSchema.shape.code }),
+      body: { content: { "application/json": { schema: deploymentSchema } }, required: true },
+    },
+    responses: {
+      200: {
+        description: "the version deployed",
+        content: { "application/json": { schema: deployedSchema } },
       },
-      responses: {
-        200: {
-          description: "the version deployed",
-          content: { "application/json": { schema: deployedSchema } },
-        },
-        ...operatorErrorResponses([400, 404, 413, 503], { 404: "no such tenant" }),
-      },
-    }),
-    async (c) => {
+    },
+    errors: [400, 404, 413, 503],
+    meanings: { 404: "no such tenant" },
+    operatorToken: true,
+    handle: async (c) => {
       const { domain, code } = c.req.valid("param");
       const { app: fields, ...version } = c.req.valid("json");
       const deployed = await deployTenantWorkflow(deps.db, domain, code, fields, version);
       const { id, number, created } = deployed.version;
       return c.json({ app: deployed.app.id, version: id, number, created }, 200);
     },
-  );
+  });
   return app;
 }

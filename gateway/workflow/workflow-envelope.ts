@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { type ErrorStatus, errorResponses } from "../error-responses.ts";
+import type { ErrorStatus } from "../error-responses.ts";
 
 /** Spec 001's `Response<T>` around a successful result. */
 export function workflowResponse<T>(entities: T[], total = 0) {
@@ -21,7 +21,7 @@ export function workflowResponseSchema<T extends z.ZodType>(entity: T, name: str
     .openapi(name);
 }
 
-/** The HTTP failures of a workflow operation (those a well-formed call meets answer 200). */
+/** The HTTP failures of a workflow operation (those a well-formed call meets answer 200), for its declaration. */
 export function workflowErrors(...more: ErrorStatus[]) {
-  return errorResponses("workflow", [400, 401, 403, ...more, 503]);
+  return { surface: "workflow" as const, errors: [400, 401, 403, ...more, 503] satisfies ErrorStatus[] };
 }

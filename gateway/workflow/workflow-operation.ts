@@ -1,10 +1,10 @@
-import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { TaskLink } from "../../workflow/task-links.ts";
 import { type WorkflowCaller, workflowCaller } from "../../workflow/workflow-caller.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
-import { pathValidatedRoute } from "../path-validated-route.ts";
+import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "./data-mode.ts";
 import { documentedParameters, parseParameters } from "./directory-parameters.ts";
 import { requestParameters } from "./request-parameters.ts";
@@ -100,14 +100,14 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
   handler: WorkflowHandler<Params, Parameters>,
 ): void {
   const { parameterSchema, documented, response } = operationSchemas(operation);
-  const route = createRoute({
+  serve(app, {
     method: operation.method,
     path: operation.path,
     operationId: workflowOperationId(mode, operation.operationId),
     tags: [`Workflow: ${operation.tag}`],
     summary: operation.summary,
     security: [{ bearer: [] }],
-    middleware: workflowToken(
+    token: workflowToken(
       deps,
       operation.scope,
       operation.kinds,
@@ -124,25 +124,29 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
           "application/json": { schema: response },
         },
       },
-      ...workflowErrors(413),
     },
+    ...workflowErrors(413),
+    ownInput: "query and body",
+    // The handler's answers are described above; the framework need not check them against the route.
+    handle: (async (c: Context<GatewayEnv>) => {
+      const params = (operation.params ? operation.params.parse(c.req.param()) : {}) as z.infer<Params>;
+      const parameters = parseParameters(
+        parameterSchema,
+        await requestParameters(c),
+      ) as z.infer<Parameters> & {
+        domain?: string;
+        userId?: string;
+      };
+      const caller = await workflowCaller(
+        deps.oauth.applications,
+        tenants,
+        c.get("token"),
+        mode.test,
+        parameters,
+      );
+      const result = await handler(c, caller, { params, parameters });
+      if (result instanceof Response) return result;
+      return c.json(workflowResponse(result.entities, result.total ?? 0), 200);
+    }) as never,
   });
-  // The handler's answers are described above; the framework need not check them against the route.
-  app.openapi(pathValidatedRoute(app, route), (async (c: Context<GatewayEnv>) => {
-    const params = (operation.params ? operation.params.parse(c.req.param()) : {}) as z.infer<Params>;
-    const parameters = parseParameters(parameterSchema, await requestParameters(c)) as z.infer<Parameters> & {
-      domain?: string;
-      userId?: string;
-    };
-    const caller = await workflowCaller(
-      deps.oauth.applications,
-      tenants,
-      c.get("token"),
-      mode.test,
-      parameters,
-    );
-    const result = await handler(c, caller, { params, parameters });
-    if (result instanceof Response) return result;
-    return c.json(workflowResponse(result.entities, result.total ?? 0), 200);
-  }) as never);
 }
