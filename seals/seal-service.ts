@@ -1,4 +1,5 @@
 import { type BootstrapSeal, bootstrapSchema } from "../contracts/bootstrap.ts";
+import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { tenantByDomain } from "../identity/tenants.ts";
 import { applyBootstrap } from "../runtime/bootstrap.ts";
 import type { ControlChanges } from "../runtime/control-changes.ts";
@@ -19,6 +20,16 @@ export { type SealKey, type SealRecord, sealPage } from "./seal-store.ts";
 
 /** What was not there when a seal was looked up: the tenant named, or the seal. */
 export type SealMissing = { missing: "tenant" | "seal" };
+
+/** The API's not-found for what a seal's operation missed: the tenant named, or the seal of it. */
+export function missingSealError(
+  { missing }: SealMissing,
+  code: string,
+  tenant: string | undefined,
+): PlatformError {
+  const what = missing === "tenant" ? `tenant ${tenant}` : `seal ${code}${tenant ? ` of ${tenant}` : ""}`;
+  return new PlatformError(ErrorCode.NotFound, `no ${what}`);
+}
 
 /** What changing seals needs: the database, this process's cache of them, and a log. */
 export interface SealChangeDeps {

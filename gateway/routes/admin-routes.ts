@@ -6,7 +6,7 @@ import { newApplicationSecret } from "../../identity/application-admin.ts";
 import { applyBootstrap, resolveSecretVariables } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
 import type { SealCache } from "../../seals/seal-cache.ts";
-import { withdrawSeal } from "../../seals/seal-service.ts";
+import { missingSealError, withdrawSeal } from "../../seals/seal-service.ts";
 import { bootstrapEntries } from "../bootstrap-sections.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
@@ -117,13 +117,7 @@ export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
       const { code } = c.req.valid("param");
       const { tenant } = c.req.valid("query");
       const withdrawn = await withdrawSeal({ sql: deps.db.sql, seals }, code, tenant);
-      if ("missing" in withdrawn) {
-        const missing =
-          withdrawn.missing === "tenant"
-            ? `tenant ${tenant}`
-            : `seal ${code}${tenant ? ` of ${tenant}` : ""}`;
-        throw new PlatformError(ErrorCode.NotFound, `no ${missing}`);
-      }
+      if ("missing" in withdrawn) throw missingSealError(withdrawn, code, tenant);
       return c.json(withdrawn, 200);
     },
   });

@@ -1,6 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { type SealRecord, sealImageOf, sealPage } from "../../seals/seal-service.ts";
+import { missingSealError, type SealRecord, sealImageOf, sealPage } from "../../seals/seal-service.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
@@ -91,13 +90,7 @@ export function sealAdminRoutes(deps: GatewayDeps) {
       const { code } = c.req.valid("param");
       const { tenant } = c.req.valid("query");
       const seal = await sealImageOf(sql, code, tenant);
-      if ("missing" in seal)
-        throw new PlatformError(
-          ErrorCode.NotFound,
-          seal.missing === "tenant"
-            ? `no tenant ${tenant}`
-            : `no seal ${code}${tenant ? ` of ${tenant}` : ""}`,
-        );
+      if ("missing" in seal) throw missingSealError(seal, code, tenant);
       return c.body(new Uint8Array(seal.image), 200, {
         ...userContentHeaders(SEAL_CONTENT_TYPE),
         "cache-control": "no-store",
