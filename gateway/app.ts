@@ -3,8 +3,8 @@ import type { Context, Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
 import { SealCache } from "../seals/seal-cache.ts";
-import type { ProcessDeps } from "../workflow/process-service.ts";
 import { StartableApps } from "../workflow/startable-apps.ts";
+import type { WorkflowDeps } from "../workflow/workflow-deps.ts";
 import { WorkflowTenants } from "../workflow/workflow-tenants.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
@@ -72,20 +72,20 @@ function workflowApi(
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
   api.route("/", tripleRoutes(deps, tenants, mode));
-  const processes: ProcessDeps = {
+  const workflow: WorkflowDeps = {
     sql: deps.db.sql,
     apps,
     taskLinks: deps.oauth.taskLinks,
     apiBase: `${deps.config.http.publicUrl}${mode.base}`,
     jsonMaxDepth: deps.config.http.jsonMaxDepth,
   };
-  api.route("/", workflowProcessRoutes(deps, tenants, processes, mode));
-  api.route("/", workflowTaskRoutes(deps, tenants, processes, mode));
+  api.route("/", workflowProcessRoutes(deps, tenants, workflow, mode));
+  api.route("/", workflowTaskRoutes(deps, tenants, workflow, mode));
   api.route("/", entrustRoutes(deps, tenants, mode));
   api.route("/", thingRoutes(deps, tenants, mode));
   api.route("/", workflowAppRoutes(deps, tenants, mode));
-  api.route("/", workflowInboxRoutes(deps, tenants, mode));
-  api.route("/", workflowListRoutes(deps, tenants, mode));
+  api.route("/", workflowInboxRoutes(deps, tenants, workflow, mode));
+  api.route("/", workflowListRoutes(deps, tenants, workflow, mode));
   // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
   api.route("/", workflowDataRoutes(deps, tenants, mode));
   api.route("/", positionRoutes(deps, tenants, mode));

@@ -11,15 +11,13 @@ import {
 import type { AppAccess } from "./app-permission-store.ts";
 import { workflowAppByIdOrCode } from "./app-store.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
+import type { WorkflowDeps } from "./workflow-deps.ts";
 import { namedUser } from "./workflow-tenants.ts";
 
 export { APP_ACCESS } from "./app-permission-store.ts";
 
-/** What the app lists work with: the database and the API base their `uri`s are written under. */
-export interface ListDeps {
-  sql: Sql;
-  apiBase: string;
-}
+/** The lists need the database and the API base their `uri`s are written under. */
+type ListDeps = Pick<WorkflowDeps, "sql" | "apiBase">;
 
 interface Page {
   start: number;

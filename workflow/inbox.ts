@@ -6,13 +6,11 @@ import { type ListParameters, type ProcessCategory, processFilters } from "./lis
 import { ownAppId } from "./own-workflow.ts";
 import { profiles } from "./process-views.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
+import type { WorkflowDeps } from "./workflow-deps.ts";
 import { namedUser } from "./workflow-tenants.ts";
 
-/** What the inbox lists work with: the database and the API base their `uri`s are written under. */
-export interface InboxDeps {
-  sql: Sql;
-  apiBase: string;
-}
+/** The lists need the database and the API base their `uri`s are written under. */
+type InboxDeps = Pick<WorkflowDeps, "sql" | "apiBase">;
 
 /** The user a list is about: the user token's own, or the one a sys form's path names (account or id). */
 async function subject(deps: InboxDeps, caller: WorkflowCaller, named: string | undefined): Promise<string> {

@@ -11,22 +11,11 @@ import { commandTask, startProcess, submitTask } from "./process-commands.ts";
 import { isAncestor, processByRef, todoUsersOfTask, tookPart } from "./process-store.ts";
 import { processView, profiles, taskViewOf, type ViewOptions } from "./process-views.ts";
 import { parseRange } from "./ranges.ts";
-import type { StartableApps } from "./startable-apps.ts";
-import type { TaskLinks } from "./task-links.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
+import type { WorkflowDeps } from "./workflow-deps.ts";
 import { namedUser } from "./workflow-tenants.ts";
 
-/** What the process operations of spec 001 work with, for one data mode's API base. */
-export interface ProcessDeps {
-  sql: Sql;
-  apps: StartableApps;
-  taskLinks: TaskLinks;
-  /** The API base the views' `uri`s are written under. */
-  apiBase: string;
-  jsonMaxDepth: number;
-}
-
-function views(deps: ProcessDeps, extra: Partial<ViewOptions> = {}): ViewOptions {
+function views(deps: WorkflowDeps, extra: Partial<ViewOptions> = {}): ViewOptions {
   return {
     apiBase: deps.apiBase,
     showHidden: false,
@@ -49,7 +38,7 @@ export interface StartInput {
  * 3.2: starts a process of the caller's workflow for its owner; with `assignTo` and
  * `secureURIExpire`, the first task comes with a link that opens it.
  */
-export async function startProcessFor(deps: ProcessDeps, caller: WorkflowCaller, input: StartInput) {
+export async function startProcessFor(deps: WorkflowDeps, caller: WorkflowCaller, input: StartInput) {
   const { sql } = deps;
   const code = caller.workflowCode ?? input.code;
   if (caller.workflowCode && input.code && input.code !== caller.workflowCode) {
@@ -109,7 +98,7 @@ export interface HandleInput {
 
 /** 3.1: handles a task once, as the caller (a user, or the system for a sys token). */
 export async function handleTask(
-  deps: ProcessDeps,
+  deps: WorkflowDeps,
   caller: WorkflowCaller,
   taskId: string,
   input: HandleInput,
@@ -136,7 +125,7 @@ export interface ReadInput {
 }
 
 /** 2.8: a process the caller may see, or a sub-process of an ancestor it took part in. */
-export async function readProcess(deps: ProcessDeps, caller: WorkflowCaller, id: string, input: ReadInput) {
+export async function readProcess(deps: WorkflowDeps, caller: WorkflowCaller, id: string, input: ReadInput) {
   const { sql } = deps;
   const read = await loadProcessWithParts(sql, caller, id);
   const { process } = read;
@@ -168,7 +157,7 @@ export async function readProcess(deps: ProcessDeps, caller: WorkflowCaller, id:
 
 /** 3.3 and 4.5: an action on a process; `userId` `*` of a sys token dismisses every user's copy. */
 export function actOnProcessFor(
-  deps: ProcessDeps,
+  deps: WorkflowDeps,
   caller: WorkflowCaller,
   id: string,
   input: Omit<ProcessActionInput, "everyone"> & { userId?: string | undefined },
@@ -188,7 +177,7 @@ export function actOnProcessFor(
 }
 
 /** 4.8: takes a handled task back while nothing it led to has been handled. */
-export function withdrawTask(deps: ProcessDeps, caller: WorkflowCaller, taskId: string) {
+export function withdrawTask(deps: WorkflowDeps, caller: WorkflowCaller, taskId: string) {
   return transactionRetryingDeadlocks(deps.sql, async (tx) => {
     const { process, task, people } = await commandTask(
       tx,
@@ -204,7 +193,7 @@ export function withdrawTask(deps: ProcessDeps, caller: WorkflowCaller, taskId: 
 }
 
 /** 4.6: the profiles of who may handle a task, delegates included. */
-export async function taskCandidates(deps: ProcessDeps, caller: WorkflowCaller, taskId: string) {
+export async function taskCandidates(deps: WorkflowDeps, caller: WorkflowCaller, taskId: string) {
   const { sql } = deps;
   const appId = await ownAppId(sql, caller);
   const users = await profiles(sql, await todoUsersOfTask(sql, caller.tenantId, caller.test, taskId, appId));
@@ -213,7 +202,7 @@ export async function taskCandidates(deps: ProcessDeps, caller: WorkflowCaller, 
 
 /** 4.7: replaces who may handle a to-do task with the accounts or ids named. */
 export function setTaskCandidates(
-  deps: ProcessDeps,
+  deps: WorkflowDeps,
   caller: WorkflowCaller,
   taskId: string,
   named: string[],
@@ -247,7 +236,7 @@ export interface ActivityInput {
 
 /** 4.13: activity records of a process the caller may see, or (`*`) of every process, newest first. */
 export async function processActivities(
-  deps: ProcessDeps,
+  deps: WorkflowDeps,
   caller: WorkflowCaller,
   id: string,
   input: ActivityInput,

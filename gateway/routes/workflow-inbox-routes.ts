@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { type InboxDeps, processesOf, readEveryCopy, todoTasks } from "../../workflow/inbox.ts";
+import { processesOf, readEveryCopy, todoTasks } from "../../workflow/inbox.ts";
 import { PROCESS_CATEGORIES, type ProcessCategory } from "../../workflow/list-filters.ts";
+import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
@@ -86,9 +87,13 @@ const CATEGORY_SUMMARY: Record<ProcessCategory, string> = {
  * `/user/{userId}` for any user of the application's tenant, by account or id (sys tokens, the
  * scope's `sys_` form). Pages: `limit` default 20, at most 1000; `total` counts every match.
  */
-export function workflowInboxRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function workflowInboxRoutes(
+  deps: GatewayDeps,
+  tenants: WorkflowTenants,
+  inbox: WorkflowDeps,
+  mode: WorkflowDataMode,
+) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const inbox: InboxDeps = { sql: deps.db.sql, apiBase: `${deps.config.http.publicUrl}${mode.base}` };
   const operation = workflowOperationsOn(app, deps, tenants, mode);
 
   for (const { at, label, whose, tokenFor, named } of USER_LIST_FORMS) {

@@ -5,9 +5,9 @@ import {
   appsPermitted,
   appsRecommended,
   appsToStart,
-  type ListDeps,
   processesPermitted,
 } from "../../workflow/app-lists.ts";
+import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
@@ -57,9 +57,13 @@ const idcParam = z.object({ idc: z.string().min(1).max(64) });
  * user's lists under `/me`; their sys forms under `/user/{userId}` for any user of the application's
  * tenant.
  */
-export function workflowListRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function workflowListRoutes(
+  deps: GatewayDeps,
+  tenants: WorkflowTenants,
+  lists: WorkflowDeps,
+  mode: WorkflowDataMode,
+) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const lists: ListDeps = { sql: deps.db.sql, apiBase: `${deps.config.http.publicUrl}${mode.base}` };
   const operation = workflowOperationsOn(app, deps, tenants, mode);
 
   for (const { at, label, whose, tokenFor, named } of USER_LIST_FORMS) {

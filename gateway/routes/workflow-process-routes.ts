@@ -3,12 +3,12 @@ import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { PROCESS_ACTIONS } from "../../workflow/process-actions.ts";
 import {
   actOnProcessFor,
-  type ProcessDeps,
   processActivities,
   readProcess,
   startProcessFor,
 } from "../../workflow/process-service.ts";
 import type { ReminderChannels } from "../../workflow/task-reminder.ts";
+import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
@@ -35,7 +35,7 @@ function _reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
 export function workflowProcessRoutes(
   deps: GatewayDeps,
   tenants: WorkflowTenants,
-  processes: ProcessDeps,
+  processes: WorkflowDeps,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();

@@ -3,12 +3,12 @@ import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { ownAppId } from "../../workflow/own-workflow.ts";
 import {
   handleTask,
-  type ProcessDeps,
   setTaskCandidates,
   taskCandidates,
   withdrawTask,
 } from "../../workflow/process-service.ts";
 import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.ts";
+import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
@@ -29,7 +29,7 @@ function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
 export function workflowTaskRoutes(
   deps: GatewayDeps,
   tenants: WorkflowTenants,
-  processes: ProcessDeps,
+  processes: WorkflowDeps,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();
