@@ -5,11 +5,12 @@ import { type UserRecord, userPage } from "./user-store.ts";
 
 export type { ApplicationRecord, TenantRecord, UserRecord };
 
-/**
+/*
  * The operators' lists of tenants, applications and accounts: by their keys after `after`, at most
  * `limit` rows, never a secret or a hash. A list of a tenant named by a domain no tenant has is
  * undefined.
  */
+
 interface ListPage {
   after: string | null;
   limit: number;

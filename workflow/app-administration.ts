@@ -7,21 +7,12 @@ import {
   versionsOf,
   type WorkflowApp,
   type WorkflowVersion,
-  workflowAppByIdOrCode,
 } from "./app-store.ts";
+import { visibleApp } from "./own-workflow.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
 
 /** 4.2's parameters that are the app's own rather than a data mode's. */
 const APP_WIDE_SETTINGS = ["ready", "visible", "recommendation", "department", "contact"] as const;
-
-/** An app the caller sees, by id or code: a Workflow application's token sees its own only. */
-async function findApp(db: Queryable, caller: WorkflowCaller, idc: string): Promise<WorkflowApp> {
-  const found = await workflowAppByIdOrCode(db, caller.tenantId, idc);
-  if (!found || (caller.workflowCode && found.code !== caller.workflowCode)) {
-    throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${idc}`);
-  }
-  return found;
-}
 
 function online(version: WorkflowVersion, test: boolean): boolean {
   return test ? version.onlineTest : version.onlineFormal;
@@ -88,7 +79,7 @@ export async function appDetails(
   idc: string,
   options: { version?: string | undefined; includeVersions?: boolean | undefined },
 ) {
-  const found = await findApp(sql, caller, idc);
+  const found = await visibleApp(sql, caller, idc);
   return appView(sql, publicUrl, found, caller, {
     version: options.version,
     includeVersions: options.includeVersions ?? false,
@@ -116,7 +107,7 @@ export async function changeApp(
   if (shared)
     throw new WorkflowRefusal("DATA_INVALID", `${shared}: the app's settings are changed through /apis/v2`);
   const changed = await transaction(db.sql, async (tx) => {
-    const found = await findApp(tx, caller, idc);
+    const found = await visibleApp(tx, caller, idc);
     const test = caller.test || (change.beta ?? false);
     for (const [versionId, isOnline] of [
       [change.online, true],

@@ -1,5 +1,3 @@
-import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import type { Sql } from "../runtime/database.ts";
 import {
   type ListScope,
   permittedApps,
@@ -9,10 +7,9 @@ import {
   startableApps,
 } from "./app-list-store.ts";
 import type { AppAccess } from "./app-permission-store.ts";
-import { workflowAppByIdOrCode } from "./app-store.ts";
-import type { WorkflowCaller } from "./workflow-caller.ts";
+import { visibleApp } from "./own-workflow.ts";
+import { subjectOf, type WorkflowCaller } from "./workflow-caller.ts";
 import type { WorkflowDeps } from "./workflow-deps.ts";
-import { namedUser } from "./workflow-tenants.ts";
 
 export { APP_ACCESS } from "./app-permission-store.ts";
 
@@ -33,18 +30,9 @@ function scopeOf(deps: ListDeps, caller: WorkflowCaller): ListScope {
   };
 }
 
-/** The user a list is about: the user token's own, or the one a sys form's path names (account or id). */
-function subject(
-  deps: ListDeps,
-  caller: WorkflowCaller,
-  named: string | undefined,
-): Promise<string> | string {
-  return named === undefined ? caller.userId! : namedUser(deps.sql, caller.tenantId, named);
-}
-
 /** 2.1: the apps the user may start. */
 export async function appsToStart(deps: ListDeps, caller: WorkflowCaller, named: string | undefined) {
-  await subject(deps, caller, named);
+  await subjectOf(deps.sql, caller, named);
   return startableApps(deps.sql, scopeOf(deps, caller));
 }
 
@@ -55,7 +43,7 @@ export async function appsPermitted(
   named: string | undefined,
   access: AppAccess,
 ) {
-  return permittedApps(deps.sql, scopeOf(deps, caller), await subject(deps, caller, named), access);
+  return permittedApps(deps.sql, scopeOf(deps, caller), await subjectOf(deps.sql, caller, named), access);
 }
 
 /** 4.4: the processes of the apps the user administers, or may view, newest first. */
@@ -66,7 +54,7 @@ export async function processesPermitted(
   access: AppAccess,
   page: Page,
 ) {
-  const userId = await subject(deps, caller, named);
+  const userId = await subjectOf(deps.sql, caller, named);
   return permittedProcesses(deps.sql, scopeOf(deps, caller), userId, access, page);
 }
 
@@ -77,8 +65,6 @@ export function appsRecommended(deps: ListDeps, caller: WorkflowCaller, page: Pa
 
 /** 4.11: the rated processes of an app the caller sees (id or code), most recently changed first. */
 export async function appRatings(deps: ListDeps, caller: WorkflowCaller, idc: string, page: Page) {
-  const found = await workflowAppByIdOrCode(deps.sql, caller.tenantId, idc);
-  if (!found || (caller.workflowCode && found.code !== caller.workflowCode))
-    throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${idc}`);
+  const found = await visibleApp(deps.sql, caller, idc);
   return ratedProcesses(deps.sql, scopeOf(deps, caller), found.id, page);
 }

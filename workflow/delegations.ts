@@ -1,8 +1,7 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { workflowAppByIdOrCode } from "./app-store.ts";
 import { deleteEntrustments, entrustmentsOf, putEntrustment } from "./entrustment-store.ts";
-import { ownAppId } from "./own-workflow.ts";
+import { namedOrOwnAppId, ownAppId } from "./own-workflow.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
 import { namedUser } from "./workflow-tenants.ts";
 
@@ -19,6 +18,9 @@ export interface DelegationPath {
   user: string;
   other: string;
 }
+
+/** A Workflow application's token delegates in its own workflow: `app` names it, or is left out. */
+const OWN_WORKFLOW_ONLY = "the application's token delegates its own workflow only";
 
 /** The user a path names; a user token names only its own user. */
 async function pathUser(sql: Queryable, caller: WorkflowCaller, id: string): Promise<string> {
@@ -47,24 +49,6 @@ async function delegationPair(
       : { entruster: otherId, entrustee: userId };
   if (!caller.sys && pair.entruster !== caller.userId) throw new WorkflowRefusal("NOT_YOUR_OWN", refusal);
   return pair;
-}
-
-/**
- * The workflow a delegation names: `app` when given, every app without it. A Workflow application's
- * token names its own workflow only, and without `app` means it.
- */
-async function delegationAppId(
-  sql: Queryable,
-  caller: WorkflowCaller,
-  app?: string,
-): Promise<string | undefined> {
-  const named = app ? await workflowAppByIdOrCode(sql, caller.tenantId, app) : undefined;
-  if (app && !named) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${app}`);
-  const own = await ownAppId(sql, caller);
-  if (!own) return named?.id;
-  if (named && named.id !== own)
-    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token delegates its own workflow only");
-  return own;
 }
 
 /** 10.1: a user's delegations of one direction; a Workflow application's token sees those reaching its workflow. */
@@ -96,7 +80,7 @@ export async function delegate(
   if (entruster === entrustee) throw new WorkflowRefusal("DATA_INVALID", "a user cannot entrust themselves");
   const from = input.from ?? Math.floor(Date.now() / 1000);
   if (from >= input.to) throw new WorkflowRefusal("DATA_INVALID", "to: after from");
-  const appId = await delegationAppId(sql, caller, input.app);
+  const appId = await namedOrOwnAppId(sql, caller, input.app, OWN_WORKFLOW_ONLY);
   return putEntrustment(
     sql,
     caller.tenantId,
@@ -122,7 +106,7 @@ export async function endDelegation(
     path,
     "a user ends their own delegations only",
   );
-  const appId = await delegationAppId(sql, caller, app);
+  const appId = await namedOrOwnAppId(sql, caller, app, OWN_WORKFLOW_ONLY);
   const ended = await deleteEntrustments(sql, caller.tenantId, caller.test, entruster, entrustee, appId);
   if (ended === 0) throw new WorkflowRefusal("ENTRUST_NOT_FOUND", "no such delegation");
   return ended;

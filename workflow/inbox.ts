@@ -5,17 +5,11 @@ import { processListViews, todoViews } from "./inbox-views.ts";
 import { type ListParameters, type ProcessCategory, processFilters } from "./list-filters.ts";
 import { ownAppId } from "./own-workflow.ts";
 import { profiles } from "./process-views.ts";
-import type { WorkflowCaller } from "./workflow-caller.ts";
+import { subjectOf, type WorkflowCaller } from "./workflow-caller.ts";
 import type { WorkflowDeps } from "./workflow-deps.ts";
-import { namedUser } from "./workflow-tenants.ts";
 
 /** The lists need the database and the API base their `uri`s are written under. */
 type InboxDeps = Pick<WorkflowDeps, "sql" | "apiBase">;
-
-/** The user a list is about: the user token's own, or the one a sys form's path names (account or id). */
-async function subject(deps: InboxDeps, caller: WorkflowCaller, named: string | undefined): Promise<string> {
-  return named === undefined ? caller.userId! : namedUser(deps.sql, caller.tenantId, named);
-}
 
 function scopeOf(caller: WorkflowCaller, userId: string) {
   return { tenantId: caller.tenantId, test: caller.test, userId, appCode: caller.workflowCode };
@@ -29,7 +23,7 @@ export async function todoTasks(
   options: TodoOptions,
 ) {
   const { sql } = deps;
-  const userId = await subject(deps, caller, named);
+  const userId = await subjectOf(deps.sql, caller, named);
   const [{ total, tasks }, people] = await Promise.all([
     todoList(sql, scopeOf(caller, userId), options),
     profiles(sql, [userId]),
@@ -46,7 +40,7 @@ export async function processesOf(
   parameters: ListParameters,
 ) {
   const filters = processFilters(parameters);
-  const userId = await subject(deps, caller, named);
+  const userId = await subjectOf(deps.sql, caller, named);
   const { total, processes } = await processList(deps.sql, scopeOf(caller, userId), category, filters);
   return { total, processes: await processListViews(deps.sql, processes, deps.apiBase) };
 }

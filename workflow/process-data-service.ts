@@ -3,8 +3,9 @@ import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { appAdministrators } from "./app-permission-store.ts";
 import { parseFormData } from "./form-data.ts";
 import { ownAppId } from "./own-workflow.ts";
+import { loadProcess } from "./process-access.ts";
 import { changeProcessData, type DataCaller, exportTemplateOf, requireDataAccess } from "./process-data.ts";
-import { type ProcessRow, processByRef, processRef } from "./process-store.ts";
+import { type ProcessRow, processRef } from "./process-store.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
 
 async function dataCaller(db: Queryable, caller: WorkflowCaller): Promise<DataCaller> {
@@ -17,9 +18,7 @@ export async function readableProcess(
   caller: WorkflowCaller,
   id: string,
 ): Promise<ProcessRow> {
-  const ref = processRef(id);
-  const process = ref ? await processByRef(sql, caller.tenantId, caller.test, ref) : undefined;
-  if (!process) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${id}`);
+  const process = await loadProcess(sql, caller, id);
   await requireDataAccess(sql, await dataCaller(sql, caller), process, "view");
   return process;
 }

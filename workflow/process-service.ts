@@ -1,10 +1,9 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { userIdsByCodes } from "../directory/positions.ts";
-import { type Queryable, type Sql, transaction, transactionRetryingDeadlocks } from "../runtime/database.ts";
+import { type Queryable, transaction, transactionRetryingDeadlocks } from "../runtime/database.ts";
 import { queryActivities } from "./activity-store.ts";
-import { workflowAppByIdOrCode } from "./app-store.ts";
 import { parseFormData } from "./form-data.ts";
-import { ownAppId } from "./own-workflow.ts";
+import { namedOrOwnAppId, ownAppId } from "./own-workflow.ts";
 import { loadProcess, loadProcessWithParts, requireAccess, requireOwnWorkflow } from "./process-access.ts";
 import { actOnProcess, type ProcessActionInput } from "./process-actions.ts";
 import { commandTask, startProcess, submitTask } from "./process-commands.ts";
@@ -252,11 +251,12 @@ export async function processActivities(
     userId = caller.userId;
   }
   const range = input.timestamps ? parseRange(input.timestamps, "timestamps") : undefined;
-  const own = await ownAppId(sql, caller);
-  const appId = input.app ? (await workflowAppByIdOrCode(sql, caller.tenantId, input.app))?.id : own;
-  if (input.app && !appId) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${input.app}`);
-  if (own && appId !== own)
-    throw new WorkflowRefusal("WORKFLOW_MISMATCH", "the application's token sees its own workflow only");
+  const appId = await namedOrOwnAppId(
+    sql,
+    caller,
+    input.app,
+    "the application's token sees its own workflow only",
+  );
   return queryActivities(sql, {
     tenantId: caller.tenantId,
     test: caller.test,

@@ -1,6 +1,7 @@
 import type { AccessClaims } from "../identity/access-tokens.ts";
 import type { ApplicationCache } from "../identity/application-cache.ts";
-import type { WorkflowTenants } from "./workflow-tenants.ts";
+import type { Queryable } from "../runtime/database.ts";
+import { namedUser, type WorkflowTenants } from "./workflow-tenants.ts";
 
 /** Who a workflow call acts for, in which tenant and data mode. */
 export interface WorkflowCaller {
@@ -43,4 +44,16 @@ export async function workflowCaller(
     userId,
     workflowCode: application?.type === "workflow" ? (application.workflowCode ?? undefined) : undefined,
   };
+}
+
+/**
+ * The user a call is about: the user token's own, or the one a sys form's path names (account or
+ * id, an enabled user of the caller's tenant).
+ */
+export async function subjectOf(
+  sql: Queryable,
+  caller: WorkflowCaller,
+  named: string | undefined,
+): Promise<string> {
+  return named === undefined ? caller.userId! : namedUser(sql, caller.tenantId, named);
 }
