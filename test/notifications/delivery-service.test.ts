@@ -14,10 +14,8 @@ import {
 } from "../../notifications/notification-delivery.ts";
 import { EmbeddedBroker } from "../../runtime/broker/embedded-broker.ts";
 import { createJobClient } from "../../runtime/broker/job-client.ts";
-import { loadConfig } from "../../runtime/config.ts";
-import { type Database, openDatabase, transaction } from "../../runtime/database.ts";
-import { migrate } from "../../runtime/migrations.ts";
-import { testModes } from "../support/platform.ts";
+import { type Database, transaction } from "../../runtime/database.ts";
+import { migratedDatabase, testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { silentLogger, waitFor } from "../support/wait.ts";
 
@@ -71,7 +69,7 @@ async function takePublished(broker: EmbeddedBroker): Promise<string[][]> {
 for (const mode of await testModes()) {
   describe(`notification delivery on its own (${mode.name})`, { skip: mode.skip }, () => {
     let db: Database;
-    let cleanup: () => Promise<void>;
+    let close: (() => Promise<void>) | undefined;
     let broker: EmbeddedBroker;
     let queue: DeliveryQueue;
     const taskIdsOf = async (id: string) =>
@@ -82,10 +80,7 @@ for (const mode of await testModes()) {
 
     before(async () => {
       ({ broker, queue } = await emailBroker());
-      const prepared = await mode.prepare();
-      cleanup = prepared.cleanup;
-      db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
-      await migrate(db.sql, silentLogger);
+      ({ db, close } = await migratedDatabase(mode));
       await db.sql`
         insert into applications (id, name, type)
         values ('delivery-test', 'Delivery test', 'global')`;
@@ -93,8 +88,7 @@ for (const mode of await testModes()) {
 
     after(async () => {
       await broker?.close();
-      await db?.close();
-      await cleanup?.();
+      await close?.();
     });
 
     it("refuses before anything is recorded when the broker is not connected", async () => {

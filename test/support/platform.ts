@@ -5,8 +5,11 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { type RunningProcess, startAllInOne } from "../../bin/processes.ts";
 import { loadConfig } from "../../runtime/config.ts";
+import { type Database, openDatabase } from "../../runtime/database.ts";
+import { migrate } from "../../runtime/migrations.ts";
 import { freshVhost } from "./rabbit.ts";
 import { realServices, realServicesSkip } from "./services.ts";
+import { silentLogger } from "./wait.ts";
 
 /** A way of running the platform: everything embedded, or on the real Postgres and RabbitMQ. */
 export interface TestMode {
@@ -116,4 +119,31 @@ export async function startTestPlatform(env: Record<string, string>): Promise<Te
   });
   const running = await startAllInOne(config);
   return { url, running, stop: () => running.stop() };
+}
+
+/**
+ * A database of the mode, migrated, for the tests of a capability's services, which need it and
+ * nothing else; `close` closes it and removes what the mode prepared.
+ */
+export async function migratedDatabase(mode: TestMode): Promise<{ db: Database; close(): Promise<void> }> {
+  const prepared = await mode.prepare();
+  try {
+    const db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
+    try {
+      await migrate(db.sql, silentLogger);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return {
+      db,
+      async close() {
+        await db.close();
+        await prepared.cleanup();
+      },
+    };
+  } catch (error) {
+    await prepared.cleanup();
+    throw error;
+  }
 }

@@ -3,15 +3,12 @@ import { Grant } from "../../contracts/scopes.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { upsertTenant } from "../../identity/tenant-store.ts";
 import { upsertUser } from "../../identity/user-store.ts";
-import { loadConfig } from "../../runtime/config.ts";
-import { type Database, openDatabase } from "../../runtime/database.ts";
-import { migrate } from "../../runtime/migrations.ts";
+import type { Database } from "../../runtime/database.ts";
 import { upsertWorkflowApp } from "../../workflow/app-store.ts";
 import { delegate, delegationsOf, endDelegation } from "../../workflow/delegations.ts";
 import type { WorkflowCaller } from "../../workflow/workflow-caller.ts";
-import { testModes } from "../support/platform.ts";
+import { migratedDatabase, testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { silentLogger } from "../support/wait.ts";
 
 const NOW = Math.floor(Date.now() / 1000);
 const WEEK = 7 * 24 * 3600;
@@ -25,7 +22,7 @@ function refused(refusal: string) {
 for (const mode of await testModes()) {
   describe(`workflow delegation on its own (${mode.name})`, { skip: mode.skip }, () => {
     let db: Database;
-    let cleanup: () => Promise<void>;
+    let close: (() => Promise<void>) | undefined;
     let tenantId: string;
     const users: Record<string, string> = {};
 
@@ -54,10 +51,7 @@ for (const mode of await testModes()) {
     }
 
     before(async () => {
-      const prepared = await mode.prepare();
-      cleanup = prepared.cleanup;
-      db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
-      await migrate(db.sql, silentLogger);
+      ({ db, close } = await migratedDatabase(mode));
       tenantId = (await upsertTenant(db.sql, { domain: "example.edu", name: "Example" })).id;
       for (const account of ["alice", "bob", "carol"]) {
         await upsertUser(db.sql, { tenant: "example.edu", account, name: account, mailEnabled: false });
@@ -68,8 +62,7 @@ for (const mode of await testModes()) {
     });
 
     after(async () => {
-      await db?.close();
-      await cleanup?.();
+      await close?.();
     });
 
     it("lets a user entrust their own work, both ways round, and no one else's", async () => {

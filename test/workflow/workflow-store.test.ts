@@ -4,9 +4,7 @@ import { workflowDefinitionSchema } from "../../contracts/workflow-definition.ts
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
 import { upsertTenant } from "../../identity/tenant-store.ts";
 import { upsertUser } from "../../identity/user-store.ts";
-import { loadConfig } from "../../runtime/config.ts";
-import { type Database, openDatabase } from "../../runtime/database.ts";
-import { migrate } from "../../runtime/migrations.ts";
+import type { Database } from "../../runtime/database.ts";
 import {
   deployVersion,
   type StartableApp,
@@ -16,9 +14,9 @@ import {
 } from "../../workflow/app-store.ts";
 import { commandProcess, handleTask, startProcess, submitTask } from "../../workflow/process-commands.ts";
 import { lockProcess, readProcess } from "../../workflow/process-store.ts";
-import { testModes } from "../support/platform.ts";
+import { migratedDatabase, testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { silentLogger, waitFor } from "../support/wait.ts";
+import { waitFor } from "../support/wait.ts";
 
 const leaveRequest = workflowDefinitionSchema.parse(
   JSON.parse(await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8")),
@@ -81,17 +79,14 @@ function waitForLockWaiter(db: Database): Promise<void> {
 for (const mode of await testModes()) {
   describe(`workflow store (${mode.name})`, { skip: mode.skip }, () => {
     let db: Database;
-    let cleanup: () => Promise<void>;
+    let close: (() => Promise<void>) | undefined;
     let tenantId: string;
     const users: Record<string, string> = {};
     let leave: StartableApp;
     let wide: StartableApp;
 
     before(async () => {
-      const prepared = await mode.prepare();
-      cleanup = prepared.cleanup;
-      db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
-      await migrate(db.sql, silentLogger);
+      ({ db, close } = await migratedDatabase(mode));
       tenantId = (await upsertTenant(db.sql, { domain: "example.edu", name: "Example" })).id;
       for (const account of ["alice", "bob", "carol", "dan", "erin"]) {
         await upsertUser(db.sql, { tenant: "example.edu", account, name: account, mailEnabled: false });
@@ -124,8 +119,7 @@ for (const mode of await testModes()) {
     });
 
     after(async () => {
-      await db?.close();
-      await cleanup?.();
+      await close?.();
     });
 
     const todoOf = async (account: string) =>
