@@ -4,8 +4,8 @@ import { isBuiltInChannel } from "../contracts/channels.ts";
 import { ALL_JOBS, queueDefinition } from "../contracts/jobs.ts";
 import { createGateway } from "../gateway/app.ts";
 import { bootstrapEntries } from "../gateway/bootstrap-sections.ts";
+import { unreadGatewayServices } from "../gateway/gateway-services.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
-import { unreadOAuthServices } from "../gateway/oauth/oauth-services.ts";
 import { LiveChannels } from "../notifications/live-channels.ts";
 import type { Config } from "../runtime/config.ts";
 import type { EmbeddedPostgres } from "../runtime/embedded-postgres.ts";
@@ -61,16 +61,16 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const draining = { value: false };
   // The routes, which need no data, are made while the database starts (the embedded one takes
   // a second); the services behind them read theirs once it serves, before the first request.
-  const oauth = parts.serveHttp ? unreadOAuthServices(platform) : undefined;
   const channels = new LiveChannels(db.sql, log);
-  const gateway = oauth && createGateway({ ...platform, channels, oauth: oauth.services, draining });
+  const services = parts.serveHttp ? unreadGatewayServices(platform, channels) : undefined;
+  const gateway = services && createGateway({ ...platform, ...services.services, draining });
   await ready();
   let http: HttpServer | undefined;
   let metricsServer: MetricsServer | undefined;
   let jobs: JobParts | undefined;
   const { catalogue } = platform.jobs;
   try {
-    await Promise.all([channels.read(db.changes), oauth?.read()]);
+    await Promise.all([channels.read(db.changes), services?.read()]);
     // The gateway publishes to every queue, so it declares them all before taking requests.
     const everyQueue = allQueues(channels.list);
     const declare = (queues: readonly string[]) =>

@@ -2,10 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
-import { SealCache } from "../seals/seal-cache.ts";
-import { StartableApps } from "../workflow/startable-apps.ts";
 import type { WorkflowDeps } from "../workflow/workflow-deps.ts";
-import { WorkflowTenants } from "../workflow/workflow-tenants.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
 import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
@@ -63,32 +60,28 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
 }
 
 /** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
-function workflowApi(
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
-  apps: StartableApps,
-  mode: WorkflowDataMode,
-) {
+function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
+  const tenants = deps.workflowTenants;
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
-  api.route("/", tripleRoutes(deps, tenants, mode));
+  api.route("/", tripleRoutes(deps, mode));
   const workflow: WorkflowDeps = {
     sql: deps.db.sql,
-    apps,
+    apps: deps.startableApps,
     taskLinks: deps.oauth.taskLinks,
     apiBase: `${deps.config.http.publicUrl}${mode.base}`,
     jsonMaxDepth: deps.config.http.jsonMaxDepth,
   };
-  api.route("/", workflowProcessRoutes(deps, tenants, workflow, mode));
-  api.route("/", workflowTaskRoutes(deps, tenants, workflow, mode));
-  api.route("/", entrustRoutes(deps, tenants, mode));
-  api.route("/", thingRoutes(deps, tenants, mode));
-  api.route("/", workflowAppRoutes(deps, tenants, mode));
-  api.route("/", workflowInboxRoutes(deps, tenants, workflow, mode));
-  api.route("/", workflowListRoutes(deps, tenants, workflow, mode));
+  api.route("/", workflowProcessRoutes(deps, workflow, mode));
+  api.route("/", workflowTaskRoutes(deps, workflow, mode));
+  api.route("/", entrustRoutes(deps, mode));
+  api.route("/", thingRoutes(deps, mode));
+  api.route("/", workflowAppRoutes(deps, mode));
+  api.route("/", workflowInboxRoutes(deps, workflow, mode));
+  api.route("/", workflowListRoutes(deps, workflow, mode));
   // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
-  api.route("/", workflowDataRoutes(deps, tenants, mode));
-  api.route("/", positionRoutes(deps, tenants, mode));
+  api.route("/", workflowDataRoutes(deps, mode));
+  api.route("/", positionRoutes(deps, mode));
   return api;
 }
 
@@ -144,23 +137,20 @@ export function createGateway(deps: GatewayDeps) {
   mountStoring("/oauth2", oauth);
   // /.well-known/oauth-authorization-server
   app.route("/", oauthMetadataRoutes(deps));
-  const tenants = new WorkflowTenants(deps.db.sql, deps.db.changes);
-  const apps = new StartableApps(deps.db.sql, deps.db.changes);
   // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
   app.use("/apis/*", surface("workflow"));
-  for (const mode of WORKFLOW_DATA_MODES) mountStoring(mode.base, workflowApi(deps, tenants, apps, mode));
+  for (const mode of WORKFLOW_DATA_MODES) mountStoring(mode.base, workflowApi(deps, mode));
   const notifications = notificationRoutes(deps);
   mountStoring("/v1/notification", notifications.send);
   mountStoring("/notification", notifications.status);
-  const seals = new SealCache(deps.db.sql);
-  mountStoring("/v1/signature", signatureRoutes(deps, seals));
+  mountStoring("/v1/signature", signatureRoutes(deps));
   mountStoring("/file", fileRoutes(deps));
   mountStoring("/export", exportRoutes(deps));
   // The operators' API, with its token; off (404) without ADMIN_TOKEN.
   if (deps.config.adminToken) {
     const admin = new OpenAPIHono<GatewayEnv>();
     admin.use(requireOperatorToken(deps.config.adminToken, "admin"));
-    admin.route("/", adminRoutes(deps, seals));
+    admin.route("/", adminRoutes(deps));
     admin.route("/", accessAdminRoutes(deps));
     admin.route("/", adminReadRoutes(deps));
     admin.route("/", sealAdminRoutes(deps));
@@ -171,7 +161,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/workflows", workflowAdminRoutes(deps));
     admin.route("/workflows", workflowAdminReadRoutes(deps));
     mountStoring("/admin", admin);
-    mountStoring("/console", consoleRoutes(deps, seals, deps.config.adminToken));
+    mountStoring("/console", consoleRoutes(deps, deps.config.adminToken));
   } else {
     // Off, and saying so: an operator who left ADMIN_TOKEN out learns why rather than guessing.
     const off = (c: Context<GatewayEnv>) =>

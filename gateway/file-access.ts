@@ -1,9 +1,8 @@
 import type { Context } from "hono";
-import type { DownloadDeps, DownloadRequest } from "../files/download-access.ts";
-import { FileTokenGuard } from "../files/file-token-guard.ts";
+import type { DownloadRequest } from "../files/download-access.ts";
 import type { Config } from "../runtime/config.ts";
 import { clientAddress } from "./client-address.ts";
-import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
+import type { GatewayEnv } from "./gateway-env.ts";
 
 /**
  * The persistent address of a stored file (spec 001's file service `GET /file/{id}`), on
@@ -11,16 +10,6 @@ import type { GatewayDeps, GatewayEnv } from "./gateway-env.ts";
  */
 export function fileUrl(config: Config, fileId: string): string {
   return `${config.files.publicUrl}/file/${fileId}`;
-}
-
-/** What the checks of the file service's downloads need, built once: one guard counts wrong file tokens. */
-export function downloadDeps(deps: GatewayDeps): DownloadDeps {
-  const { files } = deps.config;
-  return {
-    sql: deps.db.sql,
-    accessTokens: deps.oauth.accessTokens,
-    guard: new FileTokenGuard(deps.db.sql, files.tokenMaxFailures, files.tokenLockoutSeconds),
-  };
 }
 
 /** Who asks for a download: the request's `access_token` and the client's address. */

@@ -1,7 +1,6 @@
 import type { AccessClaims } from "../identity/access-tokens.ts";
-import type { LiveChannels } from "../notifications/live-channels.ts";
 import type { Platform } from "../runtime/platform.ts";
-import type { OAuthServices } from "./oauth/oauth-services.ts";
+import type { GatewayServices } from "./gateway-services.ts";
 import type { RequestBindings } from "./request-log.ts";
 
 /**
@@ -11,14 +10,18 @@ import type { RequestBindings } from "./request-log.ts";
  */
 export type ApiSurface = "open-api" | "signature" | "workflow" | "oauth" | "platform";
 
-/** What the gateway's routes are built with, once at start: the platform's connections and more. */
-export interface GatewayDeps extends Platform {
-  /** The notification channels as configured now. */
-  channels: LiveChannels;
-  oauth: OAuthServices;
+/**
+ * Everything the gateway is built with, once at start: the platform's connections and the
+ * services. A route factory takes only the part it uses (`GatewayUses<...>`), which says what it
+ * depends on and lets it be made with nothing else.
+ */
+export interface GatewayDeps extends Platform, GatewayServices {
   /** Set when shutdown begins, so /readyz tells load balancers to stop sending traffic. */
   draining: { value: boolean };
 }
+
+/** The part of the gateway's dependencies a route factory uses. */
+export type GatewayUses<Key extends keyof GatewayDeps> = Pick<GatewayDeps, Key>;
 
 /** What each request is bound to (its id among it), and the variables middleware sets on its context. */
 export interface GatewayEnv {

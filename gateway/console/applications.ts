@@ -9,7 +9,7 @@ import {
 } from "../../identity/application-admin.ts";
 import { applicationList, tenantList } from "../../identity/operator-lists.ts";
 import { pageOf } from "../admin-paging.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import { applicationsView, applicationView, newSecretView, tenantsView } from "./applications-views.tsx";
 import {
   CONSOLE_PAGE_SIZE,
@@ -39,7 +39,7 @@ const accessSchema = z.object({
 });
 
 /** Tenants and applications: the lists, one application's page, and what operators do to it. */
-export function applicationPages(app: ConsoleApp, deps: GatewayDeps) {
+export function applicationPages(app: ConsoleApp, deps: GatewayUses<"db" | "log">) {
   const { db } = deps;
   const sql = db.sql;
 

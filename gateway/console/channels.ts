@@ -11,7 +11,7 @@ import {
 } from "../../notifications/channel-admin.ts";
 import { sendTestMessage } from "../../notifications/test-message.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import { channelEditView, channelsView } from "./channels-views.tsx";
 import {
   type ConsoleApp,
@@ -38,7 +38,10 @@ const testSchema = z.object({
  * Channels: the list with credentials masked, one entry edited as JSON and applied as PUT
  * /admin/bootstrap applies its channels, and a test message through the notification pipeline.
  */
-export function channelPages(app: ConsoleApp, deps: GatewayDeps) {
+export function channelPages(
+  app: ConsoleApp,
+  deps: GatewayUses<"broker" | "config" | "db" | "jobs" | "log">,
+) {
   const sql = deps.db.sql;
   const changeDeps = { sql, changes: deps.db.changes, log: deps.log };
   const queue = { sql, jobs: deps.jobs, brokerConnected: () => deps.broker.isConnected() };

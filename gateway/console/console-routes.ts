@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Hono, type MiddlewareHandler } from "hono";
-import type { SealCache } from "../../seals/seal-cache.ts";
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import { applicationPages } from "./applications.ts";
 import { channelPages } from "./channels.ts";
 import { type ConsoleEnv, consolePage, errorPage, pageSession, render } from "./console-page.ts";
@@ -39,7 +38,10 @@ const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHe
  * The operator console, server-rendered HTML over the same store functions and operations as the
  * admin API: tenants, applications, users, seals, channels, feeds, queues and notifications.
  */
-export function consoleRoutes(deps: GatewayDeps, seals: SealCache, adminToken: string) {
+export function consoleRoutes(
+  deps: GatewayUses<"broker" | "config" | "db" | "jobs" | "log" | "seals">,
+  adminToken: string,
+) {
   const app = new Hono<ConsoleEnv>();
   const sessions = new ConsoleSessions();
 
@@ -69,7 +71,7 @@ export function consoleRoutes(deps: GatewayDeps, seals: SealCache, adminToken: s
   });
   applicationPages(app, deps);
   userPages(app, deps);
-  sealPages(app, deps, seals);
+  sealPages(app, deps);
   channelPages(app, deps);
   feedPages(app, deps);
   queuePages(app, deps);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { feedWithRuns, runFeedNow, tenantFeed } from "../../directory/feeds.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import {
   type ConsoleApp,
   checked,
@@ -18,7 +18,7 @@ const tenantSchema = z.string().min(1).max(253);
 const RUNS_SHOWN = 20;
 
 /** A tenant's enterprise feed: its settings and latest runs, and a run queued now as the admin API queues one. */
-export function feedPages(app: ConsoleApp, deps: GatewayDeps) {
+export function feedPages(app: ConsoleApp, deps: GatewayUses<"db" | "jobs" | "log">) {
   const sql = deps.db.sql;
 
   async function feedOf(domain: string) {

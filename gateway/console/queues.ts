@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_DEAD_LETTERS_HELD } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import { queueOverview } from "../queue-overview.ts";
 import {
   type ConsoleApp,
@@ -20,7 +20,7 @@ const messageIdSchema = z.string().min(1).max(200).optional();
 const LETTERS_SHOWN = 100;
 
 /** The work queues: depth and consumers, and their dead letters read, replayed and purged with the admin API's broker calls. */
-export function queuePages(app: ConsoleApp, deps: GatewayDeps) {
+export function queuePages(app: ConsoleApp, deps: GatewayUses<"broker" | "log">) {
   const { broker } = deps;
 
   const queues = (): Promise<QueueView[]> => queueOverview(broker);

@@ -4,7 +4,6 @@ import { z } from "zod";
 import { bootstrapSealSchema, SEAL_IMAGE_MAX_BYTES } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import type { SealCache } from "../../seals/seal-cache.ts";
 import {
   type SealMissing,
   sealImageOf,
@@ -13,7 +12,7 @@ import {
   withdrawSeal,
 } from "../../seals/seal-service.ts";
 import { pageOf } from "../admin-paging.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { readMultipart } from "../multipart-upload.ts";
 import {
   CONSOLE_PAGE_SIZE,
@@ -52,7 +51,8 @@ async function bytesOf(stream: Readable, maxBytes: number): Promise<Buffer> {
 }
 
 /** Seals: the list with each image, an upload (as the bootstrap file's seals are applied), a withdrawal. */
-export function sealPages(app: ConsoleApp, deps: GatewayDeps, seals: SealCache) {
+export function sealPages(app: ConsoleApp, deps: GatewayUses<"db" | "log" | "seals">) {
+  const { seals } = deps;
   const sql = deps.db.sql;
   const changeDeps = { sql, seals, log: deps.log, changes: deps.db.changes };
   const notFound = ({ missing }: SealMissing, code: string, tenant: string | undefined) =>

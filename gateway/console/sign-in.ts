@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { LoginLimiter } from "../../identity/login-limiter.ts";
 import { sameText } from "../../runtime/secrets.ts";
 import { clientAddress } from "../client-address.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import {
   type ConsoleApp,
   type ConsoleEnv,
@@ -68,7 +68,12 @@ export function requireSession(
  * Signing in with the operator token (compared in constant time; failures counted per client
  * address, too many lock the address out for a while) and out again.
  */
-export function signInRoutes(app: ConsoleApp, deps: GatewayDeps, sessions: ConsoleSessions, token: string) {
+export function signInRoutes(
+  app: ConsoleApp,
+  deps: GatewayUses<"config" | "db" | "log">,
+  sessions: ConsoleSessions,
+  token: string,
+) {
   const { config, log } = deps;
   const limiter = new LoginLimiter(
     deps.db.sql,

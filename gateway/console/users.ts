@@ -3,7 +3,7 @@ import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { setUserEnabled } from "../../identity/access-control.ts";
 import { accountList, type UserRecord } from "../../identity/operator-lists.ts";
 import { pageOf } from "../admin-paging.ts";
-import type { GatewayDeps } from "../gateway-env.ts";
+import type { GatewayUses } from "../gateway-env.ts";
 import {
   CONSOLE_PAGE_SIZE,
   type ConsoleApp,
@@ -28,7 +28,7 @@ const accountSchema = z.object({
 });
 
 /** A tenant's accounts: found by the start of the account, disabled and enabled with their tokens. */
-export function userPages(app: ConsoleApp, deps: GatewayDeps) {
+export function userPages(app: ConsoleApp, deps: GatewayUses<"db" | "log">) {
   const sql = deps.db.sql;
 
   consolePage(app, "/users", {

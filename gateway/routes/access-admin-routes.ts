@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { setApplicationEnabled, setUserEnabled } from "../../identity/access-control.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const applicationStateSchema = z
@@ -20,7 +20,7 @@ const ACTIONS = [
  * Stopping an application or an account: a disabled one gets no token and every token it holds
  * is refused by every gateway within seconds; enabling it lets its unexpired tokens work again.
  */
-export function accessAdminRoutes(deps: GatewayDeps) {
+export function accessAdminRoutes(deps: GatewayUses<"db">) {
   const app = new OpenAPIHono<GatewayEnv>();
   for (const { action, enabled, verb } of ACTIONS) {
     serve(app, {

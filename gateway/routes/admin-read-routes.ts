@@ -10,7 +10,7 @@ import {
   type UserRecord,
 } from "../../identity/operator-lists.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const tenantSchema = z
@@ -107,7 +107,7 @@ function userView(user: UserRecord): z.infer<typeof userSchema> {
 }
 
 /** The operators' reads of tenants, applications and accounts, page by page; never a secret or a hash. */
-export function adminReadRoutes(deps: GatewayDeps) {
+export function adminReadRoutes(deps: GatewayUses<"db">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const security = [{ admin: [] }];

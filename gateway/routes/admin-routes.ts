@@ -5,10 +5,9 @@ import { rotateSigningKey } from "../../identity/access-tokens.ts";
 import { newApplicationSecret } from "../../identity/application-admin.ts";
 import { applyBootstrap, resolveSecretVariables } from "../../runtime/bootstrap.ts";
 import { ConfigError } from "../../runtime/config.ts";
-import type { SealCache } from "../../seals/seal-cache.ts";
 import { missingSealError, withdrawSeal } from "../../seals/seal-service.ts";
 import { bootstrapEntries } from "../bootstrap-sections.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const appliedSchema = z.object({ applied: z.literal(true) }).openapi("BootstrapApplied");
@@ -17,7 +16,8 @@ const withdrawnSchema = z.object({ withdrawn: z.literal(true) }).openapi("SealWi
 const secretSchema = z.object({ id: z.string(), secret: z.string() }).openapi("ApplicationSecret");
 
 /** The operators' API: the bootstrap document applied on demand, and application secrets. */
-export function adminRoutes(deps: GatewayDeps, seals: SealCache) {
+export function adminRoutes(deps: GatewayUses<"db" | "log" | "oauth" | "seals">) {
+  const { seals } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
 
   serve(app, {

@@ -10,7 +10,7 @@ import {
   signInForAuthorization,
 } from "../../identity/authorization-requests.ts";
 import { clientAddress } from "../client-address.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { consentPage, errorPage, loginPage } from "../oauth/pages.ts";
 import { serve } from "../operation.ts";
 
@@ -71,7 +71,7 @@ const cookies = z.object({
  * the implicit grant, a token). The pending request lives in Postgres and is bound to the browser
  * by a cookie, so a leaked request id is useless elsewhere.
  */
-export function authorizeRoutes(deps: GatewayDeps) {
+export function authorizeRoutes(deps: GatewayUses<"config" | "db" | "oauth">) {
   const { sql } = deps.db;
   const steps = { sql, server: deps.oauth.server };
   const app = new OpenAPIHono<GatewayEnv>();

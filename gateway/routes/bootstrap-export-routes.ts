@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapSchema } from "../../contracts/bootstrap.ts";
 import { exportBootstrapDocument } from "../bootstrap-sections.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const exportedSchema = bootstrapSchema.omit({ $schema: true, channels: true }).openapi("BootstrapExport", {
@@ -10,7 +10,7 @@ const exportedSchema = bootstrapSchema.omit({ $schema: true, channels: true }).o
 });
 
 /** The configuration as a bootstrap document, for version control; applying it changes nothing. */
-export function bootstrapExportRoutes(deps: GatewayDeps) {
+export function bootstrapExportRoutes(deps: GatewayUses<"db" | "log">) {
   const app = new OpenAPIHono<GatewayEnv>();
   serve(app, {
     surface: "platform",

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { maskedChannels, removeChannel } from "../../notifications/channel-admin.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const channelSchema = z
@@ -24,7 +24,7 @@ const channelSchema = z
  * the bootstrap file, or the CLI), checked against their plugin's configuration schema there, and
  * followed by every process within seconds.
  */
-export function channelAdminRoutes(deps: GatewayDeps) {
+export function channelAdminRoutes(deps: GatewayUses<"db" | "log">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const changeDeps = { sql: deps.db.sql, changes: deps.db.changes, log: deps.log };
   const tags = ["Admin: channels"];

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { delegate, delegationsOf, endDelegation } from "../../workflow/delegations.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 
@@ -23,10 +23,10 @@ const unixSeconds = z.coerce.number().int().min(0).max(253_402_300_799);
  * Spec 001 10.x: delegation, both ways: the users a user entrusts with their tasks, and those who
  * entrust the user with theirs.
  */
-export function entrustRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function entrustRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
   for (const relationship of ["entrusters", "entrustees"] as const) {
     const name = relationship === "entrusters" ? "Entrusters" : "Entrustees";
     const pathOf = (params: { id: string; other: string }) => ({

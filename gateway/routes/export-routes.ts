@@ -15,7 +15,7 @@ import { exportToFiles } from "../../exports/export-files.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
 import { exportedFileResponse } from "../exported-file.ts";
 import { fileUrl } from "../file-access.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { serve } from "../operation.ts";
@@ -150,7 +150,7 @@ const textParameters = z.object(
 const binary = { schema: z.string().openapi({ format: "binary" }) };
 
 /** Spec 001's export service, at `{export_url}` = PUBLIC_URL/export. */
-export function exportRoutes(deps: GatewayDeps) {
+export function exportRoutes(deps: GatewayUses<"config" | "db" | "jobs" | "oauth" | "storage">) {
   const { config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
   app.use(surface("platform"));

@@ -3,7 +3,7 @@ import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { FEED_RUN_STATUSES, FEED_RUN_TRIGGERS } from "../../contracts/feed.ts";
 import { feedList, feedRunOf, feedWithRuns, runFeedNow, tenantFeed } from "../../directory/feeds.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const countsSchema = z.record(z.string(), z.unknown());
@@ -68,7 +68,7 @@ const feedListingSchema = feedSchema
   .openapi("FeedListing");
 
 /** Operators' view of enterprise feeds: settings and recent runs, one run's rejects, a run on demand. */
-export function feedAdminRoutes(deps: GatewayDeps) {
+export function feedAdminRoutes(deps: GatewayUses<"db" | "jobs">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const tags = ["Admin: enterprise feeds"];

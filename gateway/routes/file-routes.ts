@@ -1,6 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { downloadDeps } from "../file-access.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { downloadRoute, metaRoute, thumbnailRoute } from "./file-download-routes.ts";
@@ -11,12 +10,12 @@ import { deleteRoute, metaUpdateRoute, replaceRoute, uploadRoute } from "./file-
  * is documented beside its handler, not validated by the framework: uploads are read as they
  * stream in, and a file id that is not one is simply not found.
  */
-export function fileRoutes(deps: GatewayDeps) {
+export function fileRoutes(deps: GatewayUses<"config" | "db" | "downloads" | "jobs" | "oauth" | "storage">) {
   const { config, storage } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
   // File operations answer real HTTP statuses with spec 001's Response envelope (never 200 for a failure).
   app.use(surface("platform"));
-  const downloads = { config, storage, access: downloadDeps(deps) };
+  const downloads = { config, storage, access: deps.downloads };
   const uploads = {
     config,
     files: { sql: deps.db.sql, storage, jobs: deps.jobs },

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { readiness } from "../../runtime/readiness.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const healthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
@@ -14,7 +14,7 @@ const readinessSchema = z
   })
   .openapi("Readiness");
 
-export function healthRoutes(deps: GatewayDeps) {
+export function healthRoutes(deps: GatewayUses<"broker" | "db" | "draining">) {
   const app = new OpenAPIHono<GatewayEnv>();
   serve(app, {
     surface: "platform",

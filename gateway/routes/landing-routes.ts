@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 function landingPage(adminOn: boolean): string {
@@ -24,7 +24,7 @@ ${console}
 }
 
 /** `/`: where a person who opens the platform's address in a browser finds their way. */
-export function landingRoutes(deps: GatewayDeps) {
+export function landingRoutes(deps: GatewayUses<"config">) {
   const page = landingPage(Boolean(deps.config.adminToken));
   const app = new OpenAPIHono<GatewayEnv>();
   serve(app, {

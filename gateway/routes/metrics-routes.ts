@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { metrics, PROMETHEUS_CONTENT_TYPE } from "../../runtime/metrics.ts";
 import { METRICS_CHALLENGE, type MetricsAccess, metricsRefusal } from "../../runtime/metrics-access.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 function requireScraper(access: MetricsAccess): MiddlewareHandler<GatewayEnv> {
@@ -19,7 +19,7 @@ function requireScraper(access: MetricsAccess): MiddlewareHandler<GatewayEnv> {
  * The Prometheus scrape endpoint (mounted at `/metrics`): behind `METRICS_TOKEN`, open only when
  * the operator sets `METRICS_PUBLIC`, and closed with neither.
  */
-export function metricsRoutes(deps: GatewayDeps) {
+export function metricsRoutes(deps: GatewayUses<"config">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const { token, open } = deps.config.metrics;
   const secured = Boolean(token) || !open;

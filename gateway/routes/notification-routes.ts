@@ -6,7 +6,7 @@ import {
   sendNotification,
 } from "../../notifications/notification-rules.ts";
 import { markTasks, statusOfSent } from "../../notifications/notification-status.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { envelope, grouped, markSchema, notificationTasksSchema, SUCCESS } from "../notification-schemas.ts";
@@ -16,7 +16,9 @@ import { serve } from "../operation.ts";
  * Spec 000's notification API: send (at /v1/notification) and query or mark delivery status (at
  * /notification/status), two mounts of one surface.
  */
-export function notificationRoutes(deps: GatewayDeps) {
+export function notificationRoutes(
+  deps: GatewayUses<"broker" | "channels" | "config" | "db" | "jobs" | "oauth">,
+) {
   const { sql } = deps.db;
   const { accessTokens } = deps.oauth;
   const channels = liveChannelSettings(deps.channels);

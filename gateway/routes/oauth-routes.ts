@@ -5,7 +5,7 @@ import type { ClientCredentials } from "../../identity/authorization-server.ts";
 import { invalidClient } from "../../identity/oauth-errors.ts";
 import { introspectToken, revokeClientToken } from "../../identity/token-introspection.ts";
 import { clientAddress } from "../client-address.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { surface } from "../middleware/surface.ts";
 import {
   clientAuthentication,
@@ -50,7 +50,7 @@ function noStore(c: Context<GatewayEnv>): void {
   c.header("Pragma", "no-cache");
 }
 
-export function oauthRoutes(deps: GatewayDeps) {
+export function oauthRoutes(deps: GatewayUses<"config" | "db" | "oauth">) {
   const { server, accessTokens } = deps.oauth;
   const issuer = deps.config.oauth.issuer;
   const app = new OpenAPIHono<GatewayEnv>();
@@ -155,7 +155,7 @@ export function oauthRoutes(deps: GatewayDeps) {
 }
 
 /** RFC 8414's metadata, at its well-known address outside /oauth2. */
-export function oauthMetadataRoutes(deps: GatewayDeps) {
+export function oauthMetadataRoutes(deps: GatewayUses<"config" | "db" | "oauth">) {
   const issuer = deps.config.oauth.issuer;
   const base = deps.config.http.publicUrl;
   const app = new OpenAPIHono<GatewayEnv>();

@@ -8,7 +8,7 @@ import {
   searchUsers,
 } from "../../directory/positions.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
@@ -43,7 +43,11 @@ const userResponses = {
 };
 
 /** Spec 001 6.x: who holds which position, read and granted by sys tokens. */
-export function positionRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function positionRoutes(
+  deps: GatewayUses<"db" | "oauth" | "workflowTenants">,
+  mode: WorkflowDataMode,
+) {
+  const tenants = deps.workflowTenants;
   const { accessTokens } = deps.oauth;
   const sql = deps.db.sql;
   const app = new OpenAPIHono<GatewayEnv>();

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { MAX_DEAD_LETTERS_HELD } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 import { queueOverview } from "../queue-overview.ts";
 
@@ -47,7 +47,7 @@ const replayBody = z
  * failed for a fault nobody expected, or used up their retries) to read, replay once the fault is
  * fixed, or purge.
  */
-export function queueAdminRoutes(deps: GatewayDeps) {
+export function queueAdminRoutes(deps: GatewayUses<"broker" | "log">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const tags = ["Admin: queues"];
   const security = [{ admin: [] }];

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { missingSealError, type SealRecord, sealImageOf, sealPage } from "../../seals/seal-service.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 import { userContentHeaders } from "../user-content-headers.ts";
 
@@ -31,7 +31,7 @@ function sealView(seal: SealRecord): z.infer<typeof sealSchema> {
 }
 
 /** The operators' reads of seals: what each is, page by page, and one seal's image. */
-export function sealAdminRoutes(deps: GatewayDeps) {
+export function sealAdminRoutes(deps: GatewayUses<"db">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const security = [{ admin: [] }];

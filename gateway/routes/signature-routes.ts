@@ -4,9 +4,8 @@ import { locationListSchema, type SignJob, signJobSchema } from "../../contracts
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
 import { keepFile } from "../../files/file-intake.ts";
 import { timeOrderedId } from "../../runtime/time-ordered-id.ts";
-import type { SealCache } from "../../seals/seal-cache.ts";
 import { fileUrl } from "../file-access.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { surface } from "../middleware/surface.ts";
 import { readMultipart, storeUpload } from "../multipart-upload.ts";
@@ -49,7 +48,8 @@ function integerField(fields: Map<string, string>, name: string, allowed: (n: nu
  * Spec 000's "Sign a file": the upload streams into file storage (the source file the QR code
  * points at), a `sign` worker seals it by request/reply, and the sealed PDF streams back.
  */
-export function signatureRoutes(deps: GatewayDeps, seals: SealCache) {
+export function signatureRoutes(deps: GatewayUses<"config" | "db" | "jobs" | "oauth" | "seals" | "storage">) {
+  const { seals } = deps;
   const { storage, config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
   app.use(surface("signature"));

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { newPickup, tasksWaitingFor, thing, usablePickup } from "../../workflow/things.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { taskSchema } from "../workflow/workflow-schemas.ts";
@@ -23,11 +23,14 @@ const codeParam = z.object({ code: z.string().min(1).max(200) });
  * (and, with a pickup code, on behalf of the user the code was made for); 3.5 finds the tasks that
  * wait for an item.
  */
-export function thingRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function thingRoutes(
+  deps: GatewayUses<"config" | "db" | "oauth" | "workflowTenants">,
+  mode: WorkflowDataMode,
+) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const apiBase = `${deps.config.http.publicUrl}${mode.base}`;
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
 
   operation(
     {

@@ -10,7 +10,7 @@ import {
   tripleEntry,
 } from "../../directory/triples.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
@@ -70,7 +70,8 @@ const found = {
 const responses = { 200: found };
 
 /** Spec 001 5.x: users, departments and posts of the application's tenant, read and written by sys tokens. */
-export function tripleRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function tripleRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">, mode: WorkflowDataMode) {
+  const tenants = deps.workflowTenants;
   const { accessTokens } = deps.oauth;
   const sql = deps.db.sql;
   const app = new OpenAPIHono<GatewayEnv>();

@@ -3,7 +3,7 @@ import { heldPositions } from "../../directory/positions.ts";
 import type { AccessClaims } from "../../identity/access-tokens.ts";
 import { profileOf } from "../../identity/users.ts";
 import { changeProfilePreference, profilePreference } from "../../workflow/profile-preferences.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "../workflow/data-mode.ts";
@@ -64,7 +64,7 @@ const valueParam = z.string().min(1).max(256);
  * Spec 001 1.x: the token user's profile, preferences and positions under `/me`, and their sys
  * forms under `/user/{userId}` for any user of the application's tenant.
  */
-export function userRoutes(deps: GatewayDeps, mode: WorkflowDataMode) {
+export function userRoutes(deps: GatewayUses<"db" | "oauth">, mode: WorkflowDataMode) {
   const { accessTokens } = deps.oauth;
   const sql = deps.db.sql;
   const app = new OpenAPIHono<GatewayEnv>();

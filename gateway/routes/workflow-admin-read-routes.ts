@@ -6,7 +6,7 @@ import {
   type WorkflowApp,
 } from "../../workflow/workflow-admin.ts";
 import { afterKey, pageOf, pageQuery, pageSchema } from "../admin-paging.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 import { appDescriptionFields } from "../workflow/workflow-schemas.ts";
 
@@ -44,7 +44,7 @@ function versionView(version: VersionSummary): z.infer<typeof versionSchema> {
 }
 
 /** The operators' read of a tenant's workflow apps and their versions, page by page. */
-export function workflowAdminReadRoutes(deps: GatewayDeps) {
+export function workflowAdminReadRoutes(deps: GatewayUses<"db">) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   serve(app, {

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
 import { deployTenantWorkflow } from "../../workflow/workflow-admin.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const appFieldsSchema = bootstrapWorkflowSchema.omit({ tenant: true, code: true, versions: true }).partial();
@@ -16,7 +16,7 @@ const deployedSchema = z
   .openapi("DeployedWorkflowVersion");
 
 /** The operators' API for workflows: deploying a version of a tenant's workflow app. */
-export function workflowAdminRoutes(deps: GatewayDeps) {
+export function workflowAdminRoutes(deps: GatewayUses<"db">) {
   const app = new OpenAPIHono<GatewayEnv>();
   serve(app, {
     surface: "platform",

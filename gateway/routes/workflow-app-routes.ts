@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { appDetails, changeApp } from "../../workflow/app-administration.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter } from "../workflow/directory-parameters.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
@@ -37,10 +37,13 @@ const idcParam = z.object({ idc: z.string().min(1).max(64) });
  * line. Changing an app is for sys tokens: users become administrators of apps through the access
  * grants of 7.x, which this platform does not yet serve.
  */
-export function workflowAppRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function workflowAppRoutes(
+  deps: GatewayUses<"config" | "db" | "oauth" | "workflowTenants">,
+  mode: WorkflowDataMode,
+) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
   const { publicUrl } = deps.config.http;
 
   operation(

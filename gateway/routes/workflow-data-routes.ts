@@ -14,7 +14,7 @@ import {
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
 import { exportedFileResponse } from "../exported-file.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { platformUrls } from "../platform-urls.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { idParam } from "../workflow/directory-parameters.ts";
@@ -50,10 +50,13 @@ const fileFailures: MiddlewareHandler<GatewayEnv> = async function fileFailures(
  * Spec 001's operations on a process's data (2.9-2.11) and its people (4.12). Mounted after the
  * process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
  */
-export function workflowDataRoutes(deps: GatewayDeps, tenants: WorkflowTenants, mode: WorkflowDataMode) {
+export function workflowDataRoutes(
+  deps: GatewayUses<"config" | "db" | "jobs" | "oauth" | "storage" | "workflowTenants">,
+  mode: WorkflowDataMode,
+) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
 
   operation(
     {

@@ -3,7 +3,7 @@ import { processesOf, readEveryCopy, todoTasks } from "../../workflow/inbox.ts";
 import { PROCESS_CATEGORIES, type ProcessCategory } from "../../workflow/list-filters.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";
 import { USER_LIST_FORMS } from "../workflow/user-list-forms.ts";
@@ -88,13 +88,12 @@ const CATEGORY_SUMMARY: Record<ProcessCategory, string> = {
  * scope's `sys_` form). Pages: `limit` default 20, at most 1000; `total` counts every match.
  */
 export function workflowInboxRoutes(
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
+  deps: GatewayUses<"oauth" | "workflowTenants">,
   inbox: WorkflowDeps,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
 
   for (const { at, label, whose, tokenFor, named } of USER_LIST_FORMS) {
     operation(

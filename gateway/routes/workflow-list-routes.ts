@@ -9,7 +9,7 @@ import {
 } from "../../workflow/app-lists.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { pageParameters } from "../workflow/directory-parameters.ts";
 import { USER_LIST_FORMS } from "../workflow/user-list-forms.ts";
@@ -58,13 +58,12 @@ const idcParam = z.object({ idc: z.string().min(1).max(64) });
  * tenant.
  */
 export function workflowListRoutes(
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
+  deps: GatewayUses<"oauth" | "workflowTenants">,
   lists: WorkflowDeps,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
 
   for (const { at, label, whose, tokenFor, named } of USER_LIST_FORMS) {
     operation(

@@ -10,7 +10,7 @@ import {
 import type { ReminderChannels } from "../../workflow/task-reminder.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import {
   booleanParameter,
@@ -22,24 +22,17 @@ import {
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { activitySchema, processSchema, startedSchema } from "../workflow/workflow-schemas.ts";
 
-/** The channels a reminder may name: those configured now. */
-function _reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
-  const configured = new Set(deps.channels.list.map((channel) => channel.name));
-  return { configured, external: new Set([...configured].filter((name) => !isBuiltInChannel(name))) };
-}
-
 /**
  * Spec 001's operations on a process: start (3.2), read (2.8), act on it (3.3, 4.5) and its
  * activities (4.13). Each change runs in one transaction, so what it did is visible when it answers.
  */
 export function workflowProcessRoutes(
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
+  deps: GatewayUses<"channels" | "oauth" | "workflowTenants">,
   processes: WorkflowDeps,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
 
   operation(
     {

@@ -10,14 +10,14 @@ import {
 import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { idParam, usersParameter } from "../workflow/directory-parameters.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { reminderSchema, taskSchema } from "../workflow/workflow-schemas.ts";
 
 /** The channels a reminder may name: those configured now. */
-function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
+function reminderChannelsOf(deps: GatewayUses<"channels">): ReminderChannels {
   const configured = new Set(deps.channels.list.map((channel) => channel.name));
   return { configured, external: new Set([...configured].filter((name) => !isBuiltInChannel(name))) };
 }
@@ -27,14 +27,13 @@ function reminderChannelsOf(deps: GatewayDeps): ReminderChannels {
  * (4.9). Each change runs in one transaction, so what it did is visible when it answers.
  */
 export function workflowTaskRoutes(
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
+  deps: GatewayUses<"broker" | "channels" | "jobs" | "oauth" | "workflowTenants">,
   processes: WorkflowDeps,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();
   const { sql } = processes;
-  const operation = workflowOperationsOn(app, deps, tenants, mode);
+  const operation = workflowOperationsOn(app, deps, mode);
 
   operation(
     {

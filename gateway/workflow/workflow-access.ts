@@ -4,7 +4,7 @@ import { Grant } from "../../contracts/scopes.ts";
 import type { AccessClaims } from "../../identity/access-tokens.ts";
 import { missingToken, refusedToken } from "../../identity/token-refusals.ts";
 import { isTaskLink, type TaskLink } from "../../workflow/task-links.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 
 /** Spec 001's token column: u/s (either kind), `user` or `sys` only. */
 export type TokenKinds = "u/s" | "user" | "sys";
@@ -27,7 +27,7 @@ function bearerToken(header: string | undefined): string | undefined {
  * are refused: spec 001 does not support that grant, although the token endpoint serves spec 000's.
  */
 export function workflowToken(
-  deps: GatewayDeps,
+  deps: GatewayUses<"oauth">,
   scope: string,
   kinds: TokenKinds,
   taskLinks?: TaskLinkRule,

@@ -2,8 +2,7 @@ import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { TaskLink } from "../../workflow/task-links.ts";
 import { type WorkflowCaller, workflowCaller } from "../../workflow/workflow-caller.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 import { type WorkflowDataMode, workflowOperationId } from "./data-mode.ts";
 import { documentedParameters, parseParameters } from "./directory-parameters.ts";
@@ -48,14 +47,13 @@ export type WorkflowHandler<Params extends z.ZodObject, Parameters extends z.Zod
 /** `workflowOperation` bound to one route file's app and data mode. */
 export function workflowOperationsOn(
   app: OpenAPIHono<GatewayEnv>,
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
+  deps: GatewayUses<"oauth" | "workflowTenants">,
   mode: WorkflowDataMode,
 ) {
   return <Params extends z.ZodObject, Parameters extends z.ZodObject>(
     operation: WorkflowOperation<Params, Parameters>,
     handler: WorkflowHandler<Params, Parameters>,
-  ) => workflowOperation(app, deps, tenants, mode, operation, handler);
+  ) => workflowOperation(app, deps, mode, operation, handler);
 }
 
 /** The schemas an operation derives from its definition, the same for both data modes. */
@@ -93,8 +91,7 @@ function operationSchemas(operation: WorkflowOperation<z.ZodObject, z.ZodObject>
  */
 export function workflowOperation<Params extends z.ZodObject, Parameters extends z.ZodObject>(
   app: OpenAPIHono<GatewayEnv>,
-  deps: GatewayDeps,
-  tenants: WorkflowTenants,
+  deps: GatewayUses<"oauth" | "workflowTenants">,
   mode: WorkflowDataMode,
   operation: WorkflowOperation<Params, Parameters>,
   handler: WorkflowHandler<Params, Parameters>,
@@ -139,7 +136,7 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
       };
       const caller = await workflowCaller(
         deps.oauth.applications,
-        tenants,
+        deps.workflowTenants,
         c.get("token"),
         mode.test,
         parameters,

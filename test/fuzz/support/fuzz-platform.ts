@@ -1,6 +1,6 @@
 import { SCOPES } from "../../../contracts/scopes.ts";
 import { createGateway } from "../../../gateway/app.ts";
-import { createOAuthServices } from "../../../gateway/oauth/oauth-services.ts";
+import { createGatewayServices } from "../../../gateway/gateway-services.ts";
 import { AuthorizationPages } from "../../support/authorization-pages.ts";
 import { sealPng } from "../../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../../support/platform.ts";
@@ -208,8 +208,8 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       channel,
       async registeredRoutes() {
         const { platform, channels } = running.running;
-        const oauth = await createOAuthServices(platform);
-        return createGateway({ ...platform, channels, oauth, draining: { value: false } }).app.routes;
+        const services = await createGatewayServices(platform, channels);
+        return createGateway({ ...platform, ...services, draining: { value: false } }).app.routes;
       },
       async stop() {
         await running.stop();
