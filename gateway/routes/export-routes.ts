@@ -154,7 +154,6 @@ export function exportRoutes(deps: GatewayUses<"config" | "db" | "jobs" | "oauth
   const { config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
   app.use(surface("platform"));
-  app.use(requireToken(deps.oauth.accessTokens, { scopes: [] }));
 
   // Documented, not validated by the framework: the parameters come in the query or any kind of body.
   serve(app, {
@@ -163,6 +162,7 @@ export function exportRoutes(deps: GatewayUses<"config" | "db" | "jobs" | "oauth
     path: "/{format}",
     operationId: "exportDocument",
     tags: ["Export"],
+    token: requireToken(deps.oauth.accessTokens, { scopes: [] }),
     summary: "Fill a template with data: a document (docx, pdf), page images (png) or a spreadsheet (xlsx)",
     description:
       "Parameters in the query, or in a JSON, form or multipart body (a body's value wins). `Accept: application/json` answers with links to the outputs, kept as files of the file service; otherwise the output streams back.",

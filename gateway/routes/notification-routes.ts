@@ -31,7 +31,6 @@ export function notificationRoutes(
   };
   const send = new OpenAPIHono<GatewayEnv>();
   send.use(surface("open-api"));
-  send.use(requireToken(accessTokens, { scopes: [] }));
   const status = new OpenAPIHono<GatewayEnv>();
   status.use(surface("open-api"));
 
@@ -41,6 +40,7 @@ export function notificationRoutes(
     path: "/",
     operationId: "sendNotification",
     tags: ["Notifications"],
+    token: requireToken(accessTokens, { scopes: [] }),
     summary: "Send a notification through one or more channels",
     security: [{ bearer: [] }],
     request: {

@@ -49,11 +49,9 @@ function integerField(fields: Map<string, string>, name: string, allowed: (n: nu
  * points at), a `sign` worker seals it by request/reply, and the sealed PDF streams back.
  */
 export function signatureRoutes(deps: GatewayUses<"config" | "db" | "jobs" | "oauth" | "seals" | "storage">) {
-  const { seals } = deps;
-  const { storage, config } = deps;
+  const { seals, storage, config } = deps;
   const app = new OpenAPIHono<GatewayEnv>();
   app.use(surface("signature"));
-  app.use(requireToken(deps.oauth.accessTokens, { scopes: ["signature"], kind: "sys" }));
   // Documented here, not validated by the framework: the body is read as it streams in.
   serve(app, {
     surface: "signature",
@@ -61,6 +59,7 @@ export function signatureRoutes(deps: GatewayUses<"config" | "db" | "jobs" | "oa
     path: "/{eSignCode}",
     operationId: "sealPdf",
     tags: ["Signature"],
+    token: requireToken(deps.oauth.accessTokens, { scopes: ["signature"], kind: "sys" }),
     summary: "Seal a PDF (and sign it); the answer is the sealed file",
     security: [{ bearer: [] }],
     request: {
