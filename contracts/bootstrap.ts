@@ -21,6 +21,27 @@ export const workflowReminderSchema = z
   })
   .strict();
 
+/** The text of one kind of workflow notification; `{process}`, `{step}` and `{entry}` are filled in. */
+const workflowNotifyTextSchema = z
+  .object({ title: z.string().min(1).max(99).optional(), text: z.string().min(1).max(1000) })
+  .strict();
+
+/**
+ * Notifications to people of what the engine does (beyond spec 001): "new to-do" to a task's
+ * candidates and delegates, "copied to you" to a copy's readers, on the channel named (a channel of
+ * the `channels` section), sent as `application` (its status API shows them). Off unless `on`; a
+ * kind without its text is not sent.
+ */
+export const workflowNotifySchema = z
+  .object({
+    on: z.boolean().default(false),
+    channel: workflowReminderSchema.shape.channel,
+    application: z.string().min(1).max(128),
+    todo: workflowNotifyTextSchema.optional(),
+    cc: workflowNotifyTextSchema.optional(),
+  })
+  .strict();
+
 /** A tenant (an enterprise of spec 001), identified by its unique domain. */
 export const bootstrapTenantSchema = z
   .object({
@@ -34,8 +55,14 @@ export const bootstrapTenantSchema = z
     logo: z.url().max(2048).optional(),
     banner: z.url().max(2048).optional(),
     copyright: z.string().max(500).optional(),
-    /** The tenant's workflow settings; without `reminder`, 4.9 is refused with REMINDER_NOT_CONFIGURED. */
-    workflow: z.object({ reminder: workflowReminderSchema.optional() }).strict().optional(),
+    /**
+     * The tenant's workflow settings; without `reminder`, 4.9 is refused with REMINDER_NOT_CONFIGURED;
+     * without `notify` (or with it not `on`), nobody is notified of new to-dos and copies.
+     */
+    workflow: z
+      .object({ reminder: workflowReminderSchema.optional(), notify: workflowNotifySchema.optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -281,6 +308,7 @@ export const bootstrapSchema = z
 export type Bootstrap = z.infer<typeof bootstrapSchema>;
 export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
 export type WorkflowReminder = z.infer<typeof workflowReminderSchema>;
+export type WorkflowNotify = z.infer<typeof workflowNotifySchema>;
 export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
 export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;
 export type BootstrapDepartment = z.infer<typeof bootstrapDepartmentSchema>;

@@ -1,4 +1,4 @@
-import type { BootstrapTenant, WorkflowReminder } from "../contracts/bootstrap.ts";
+import type { BootstrapTenant, WorkflowNotify, WorkflowReminder } from "../contracts/bootstrap.ts";
 import type { Queryable } from "../runtime/database.ts";
 
 export interface Tenant {
@@ -33,6 +33,17 @@ export async function tenantReminder(
   return row?.reminder ?? undefined;
 }
 
+/** The `workflow.notify` setting of each of the tenants that has one switched on. */
+export async function tenantsNotifying(
+  sql: Queryable,
+  tenantIds: readonly string[],
+): Promise<Map<string, WorkflowNotify>> {
+  const rows = await sql<{ id: string; notify: WorkflowNotify }[]>`
+    select id, settings->'workflow'->'notify' as notify from tenants
+    where id = any(${tenantIds as string[]}::uuid[]) and (settings->'workflow'->'notify'->>'on')::boolean`;
+  return new Map(rows.map((row) => [row.id, row.notify]));
+}
+
 export async function tenantByDomain(sql: Queryable, domain: string): Promise<Tenant | undefined> {
   const [row] = await sql<Tenant[]>`select id, domain, name from tenants where domain = ${domain}`;
   return row;
@@ -44,7 +55,7 @@ export interface TenantRecord extends Tenant {
   logo: string | null;
   banner: string | null;
   copyright: string | null;
-  settings: { workflow?: { reminder?: WorkflowReminder } };
+  settings: { workflow?: { reminder?: WorkflowReminder; notify?: WorkflowNotify } };
   createdAt: Date;
   updatedAt: Date;
 }

@@ -47,15 +47,27 @@ export async function recordAndPublish<T>(
 ): Promise<T> {
   if (!queue.brokerConnected())
     throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: not connected");
-  const recorded: NewDeliveryTask[] = [];
-  const result = await work(async (sql, notification) => {
-    const tasks = deliveryTasksFor(notification.body);
-    const created = await insertNotificationWithTasks(sql, notification, tasks);
-    if (created) recorded.push(...tasks);
-    return created;
-  });
-  await publishDeliveries(queue.jobs, recorded);
+  const batch = notificationBatch();
+  const result = await work(batch.record);
+  await batch.publish(queue.jobs);
   return result;
+}
+
+/**
+ * Notifications recorded in a transaction its caller commits (a relay's batch): `record` writes
+ * each with its delivery tasks; once committed, `publish` hands on the jobs of every task written.
+ */
+export function notificationBatch(): { record: RecordNotification; publish(jobs: JobClient): Promise<void> } {
+  const recorded: NewDeliveryTask[] = [];
+  return {
+    async record(sql, notification) {
+      const tasks = deliveryTasksFor(notification.body);
+      const created = await insertNotificationWithTasks(sql, notification, tasks);
+      if (created) recorded.push(...tasks);
+      return created;
+    },
+    publish: (jobs) => publishDeliveries(jobs, recorded),
+  };
 }
 
 /** One delivery task per recipient per channel, in the order the lists give them. */

@@ -1,4 +1,4 @@
-import { randomFillSync } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
 
 const bytes = Buffer.alloc(16);
 /** Random bytes drawn for many ids at once: one draw costs about as much as a few hundred copies. */
@@ -18,8 +18,22 @@ export function timeOrderedId(): string {
   }
   random.copy(bytes, 6, randomOffset, randomOffset + RANDOM_BYTES_PER_ID);
   randomOffset += RANDOM_BYTES_PER_ID;
-  const now = Date.now();
-  bytes.writeUIntBE(now, 0, 6);
+  return version7(Date.now());
+}
+
+/**
+ * The same form for something that happened once at `ms`: the bits after the time are a digest of
+ * `name`, so the id made again for the same name is the same id (a row recorded twice is refused
+ * by its key rather than written twice).
+ */
+export function timeOrderedIdNamed(ms: number, name: string): string {
+  createHash("sha256").update(name).digest().copy(bytes, 6, 0, RANDOM_BYTES_PER_ID);
+  return version7(ms);
+}
+
+/** Writes the time and the version and variant bits over `bytes`, whose last ten bytes are set. */
+function version7(ms: number): string {
+  bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString("hex");

@@ -1,11 +1,6 @@
 import type { WorkflowReminder } from "../contracts/bootstrap.ts";
 import type { Broker } from "../contracts/broker.ts";
-import {
-  channelRuleViolations,
-  type NotificationBody,
-  type NotificationUser,
-  RECIPIENTS_PER_LIST,
-} from "../contracts/notification.ts";
+import { channelRuleViolations, RECIPIENTS_PER_LIST } from "../contracts/notification.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { tenantReminder } from "../identity/tenants.ts";
 import {
@@ -17,6 +12,7 @@ import type { JobClient } from "../runtime/broker/job-client.ts";
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
 import type { ActivityRecord } from "./engine/engine-result.ts";
+import { bodyFor, fill, reachableOn } from "./notification-text.ts";
 import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import { profiles } from "./process-views.ts";
@@ -148,40 +144,6 @@ async function configuredReminder(
       `the reminder's channel ${reminder.channel} is not configured on this platform`,
     );
   return reminder;
-}
-
-/** Replaces `{process}`, `{step}` and `{entry}`; other braces are left as written. */
-function fill(template: string, words: Record<string, string>): string {
-  return template.replace(/\{(process|step|entry)\}/g, (_whole, word: string) => words[word]!);
-}
-
-/** Whether the channel has an address of the person's to send to. */
-function reachableOn(channel: string, person: ProfileView): boolean {
-  if (channel === "email") return Boolean(person.email);
-  if (channel === "sms") return Boolean(person.phone);
-  return Boolean(person.account) || (channel === "app_sms" && Boolean(person.phone));
-}
-
-/** The notification spec 000 would take for this channel: its recipient list and the text. */
-function bodyFor(channel: string, name: string, text: string, people: ProfileView[]): NotificationBody {
-  const common = { name, content: text, channels: [channel] };
-  if (channel === "email") return { ...common, emails: people.map((person) => person.email!) };
-  if (channel === "sms") return { ...common, phones: people.map((person) => person.phone!) };
-  if (channel === "app") return { ...common, accounts: people.map((person) => person.account) };
-  if (channel === "app_sms")
-    return {
-      ...common,
-      accounts: people.map((person) => person.account),
-      phones: people.map((person) => person.phone ?? ""),
-    };
-  const users: NotificationUser[] = people.map((person) => ({
-    id: person.id,
-    name: person.name,
-    account: person.account,
-    ...(person.email ? { email: person.email } : {}),
-    ...(person.phone ? { phone: person.phone } : {}),
-  }));
-  return { ...common, users };
 }
 
 /** The accounts reminded, the first 20 by name so a large group keeps the record short. */

@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { workflowReminderSchema } from "../../contracts/bootstrap.ts";
+import { workflowNotifySchema, workflowReminderSchema } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
   type ApplicationRecord,
@@ -26,6 +26,9 @@ const tenantSchema = z
       reminder: workflowReminderSchema
         .nullable()
         .openapi({ description: "the channel and text of 4.9's reminders; null: 4.9 is refused" }),
+      notify: workflowNotifySchema
+        .nullable()
+        .openapi({ description: "notifications of new to-dos and copies; null: nobody is notified" }),
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -90,7 +93,7 @@ function tenantView(tenant: TenantRecord): z.infer<typeof tenantSchema> {
     logo,
     banner,
     copyright,
-    workflow: { reminder: settings.workflow?.reminder ?? null },
+    workflow: { reminder: settings.workflow?.reminder ?? null, notify: settings.workflow?.notify ?? null },
     createdAt: createdAt.toISOString(),
     updatedAt: updatedAt.toISOString(),
   };
