@@ -44,3 +44,16 @@ export function bodyFor(
   }));
   return { ...common, users };
 }
+
+/** Whether the platform has the channel (`app_sms` needs both of its channels). */
+export function channelConfigured(channel: string, configured: ReadonlySet<string>): boolean {
+  return channel === "app_sms" ? configured.has("app") && configured.has("sms") : configured.has(channel);
+}
+
+/** The first 20 accounts and how many more, so a large group keeps a record short. */
+export function listedAccounts(accounts: readonly string[]): string {
+  const named = accounts.slice(0, 20);
+  return accounts.length > named.length
+    ? `${named.join(", ")} and ${accounts.length - named.length} more`
+    : named.join(", ");
+}

@@ -217,6 +217,42 @@ export async function todoUsersOfTask(
   return task.users;
 }
 
+/** Whose to-do each of the tasks is now (candidates and their delegates), for tasks still to do. */
+export async function todoUsersOfTasks(
+  sql: Queryable,
+  taskIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  if (taskIds.length === 0) return new Map();
+  const rows = await sql<{ taskId: string; users: string[] }[]>`
+    select task_id as "taskId", array_agg(user_id order by user_id) as users from workflow_todo
+    where task_id = any(${taskIds as string[]}::uuid[]) group by task_id`;
+  return new Map(rows.map((row) => [row.taskId, row.users]));
+}
+
+/** What a notice about a process names: its name, serial number, version, and the node of each task asked for. */
+export async function noticeSubjects(
+  sql: Queryable,
+  processIds: readonly string[],
+  taskIds: readonly string[],
+): Promise<{
+  processes: Map<string, { name: string; entry: number; versionId: string }>;
+  taskNodes: Map<string, string>;
+}> {
+  const [processes, tasks] = await Promise.all([
+    sql<{ id: string; name: string; entry: number; versionId: string }[]>`
+      select id, name, entry, version_id as "versionId" from workflow_processes
+      where id = any(${processIds as string[]}::uuid[])`,
+    taskIds.length === 0
+      ? []
+      : sql<{ id: string; node: string }[]>`
+          select id, node from workflow_tasks where id = any(${taskIds as string[]}::uuid[])`,
+  ]);
+  return {
+    processes: new Map(processes.map(({ id, ...process }) => [id, process])),
+    taskNodes: new Map(tasks.map((task) => [task.id, task.node])),
+  };
+}
+
 /** Whether the user took part in the process: started it, may handle or handled one of its tasks, or was copied. */
 export async function tookPart(sql: Queryable, processId: string, userId: string): Promise<boolean> {
   const [row] = await sql<{ yes: boolean }[]>`

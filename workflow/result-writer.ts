@@ -334,3 +334,18 @@ export async function recordActivity(
   const ctes = journal(sql, process, entry, [activity], event ? [event] : []);
   await sql`with ${joinFragments(sql, ctes, ", ")} select`;
 }
+
+/** Records activities of several processes in one statement, none with an event. */
+export async function recordActivities(
+  sql: Queryable,
+  entries: readonly { processId: string; activity: ActivityRecord }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map(({ processId, activity }) => ({ process: processId, ...activity }));
+  await sql`
+    insert into workflow_activities (tenant_id, test, process_id, entry, app_id, category, level, tags, description, user_id, task_id, hidden)
+    select p.tenant_id, p.test, p.id, p.entry, p.app_id, a.category, a.level, a.tags, a.description, a."user", a.task, coalesce(a.hidden, false)
+    from jsonb_to_recordset(${sql.json(rows as never)})
+      as a(process uuid, category text, level text, tags text, description text, "user" uuid, task uuid, hidden boolean)
+    join workflow_processes p on p.id = a.process`;
+}

@@ -12,7 +12,7 @@ import type { JobClient } from "../runtime/broker/job-client.ts";
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
 import type { ActivityRecord } from "./engine/engine-result.ts";
-import { bodyFor, fill, reachableOn } from "./notification-text.ts";
+import { bodyFor, channelConfigured, fill, listedAccounts, reachableOn } from "./notification-text.ts";
 import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import { profiles } from "./process-views.ts";
@@ -134,24 +134,12 @@ async function configuredReminder(
   const reminder = await tenantReminder(sql, tenantId);
   if (!reminder)
     throw new WorkflowRefusal("REMINDER_NOT_CONFIGURED", "the tenant's settings give no workflow.reminder");
-  const missing =
-    reminder.channel === "app_sms"
-      ? !(channels.configured.has("app") && channels.configured.has("sms"))
-      : !channels.configured.has(reminder.channel);
-  if (missing)
+  if (!channelConfigured(reminder.channel, channels.configured))
     throw new WorkflowRefusal(
       "REMINDER_NOT_CONFIGURED",
       `the reminder's channel ${reminder.channel} is not configured on this platform`,
     );
   return reminder;
-}
-
-/** The accounts reminded, the first 20 by name so a large group keeps the record short. */
-function who(people: ProfileView[]): string {
-  const named = people.slice(0, 20).map((person) => person.account);
-  return people.length > named.length
-    ? `${named.join(", ")} and ${people.length - named.length} more`
-    : named.join(", ");
 }
 
 function reminderActivity(
@@ -165,7 +153,7 @@ function reminderActivity(
     category: "NOTIFICATION",
     level: "INFO",
     tags: "remind",
-    description: `reminded ${who(people)} of ${step} of ${process.name} on ${reminder.channel}`,
+    description: `reminded ${listedAccounts(people.map((person) => person.account))} of ${step} of ${process.name} on ${reminder.channel}`,
     user: request.operator,
     task: request.taskId.toLowerCase(),
   };
