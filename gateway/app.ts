@@ -61,7 +61,6 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
 
 /** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
 function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
-  const tenants = deps.workflowTenants;
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
   api.route("/", tripleRoutes(deps, mode));

@@ -1,6 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { delegate, delegationsOf, endDelegation } from "../../workflow/delegations.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";

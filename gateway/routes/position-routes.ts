@@ -7,7 +7,6 @@ import {
   revokePosition,
   searchUsers,
 } from "../../directory/positions.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { serve } from "../operation.ts";

@@ -1,6 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { newPickup, tasksWaitingFor, thing, usablePickup } from "../../workflow/things.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";

@@ -9,7 +9,6 @@ import {
   type TripleType,
   tripleEntry,
 } from "../../directory/triples.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { requireToken } from "../middleware/require-token.ts";
 import { serve } from "../operation.ts";

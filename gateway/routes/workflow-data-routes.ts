@@ -11,7 +11,6 @@ import {
   processToExport,
   readableProcess,
 } from "../../workflow/process-data-service.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
 import { exportedFileResponse } from "../exported-file.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";

@@ -2,7 +2,6 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { processesOf, readEveryCopy, todoTasks } from "../../workflow/inbox.ts";
 import { PROCESS_CATEGORIES, type ProcessCategory } from "../../workflow/list-filters.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { booleanParameter, pageParameters } from "../workflow/directory-parameters.ts";

@@ -8,7 +8,6 @@ import {
   processesPermitted,
 } from "../../workflow/app-lists.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { pageParameters } from "../workflow/directory-parameters.ts";

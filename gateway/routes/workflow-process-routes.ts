@@ -1,5 +1,4 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { isBuiltInChannel } from "../../contracts/channels.ts";
 import { PROCESS_ACTIONS } from "../../workflow/process-actions.ts";
 import {
   actOnProcessFor,
@@ -7,9 +6,7 @@ import {
   readProcess,
   startProcessFor,
 } from "../../workflow/process-service.ts";
-import type { ReminderChannels } from "../../workflow/task-reminder.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import {

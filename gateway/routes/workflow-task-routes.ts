@@ -9,7 +9,6 @@ import {
 } from "../../workflow/process-service.ts";
 import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
-import type { WorkflowTenants } from "../../workflow/workflow-tenants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { idParam, usersParameter } from "../workflow/directory-parameters.ts";
