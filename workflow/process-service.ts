@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { userIdsByCodes } from "../directory/positions.ts";
 import { type Queryable, transaction, transactionRetryingDeadlocks } from "../runtime/database.ts";
@@ -7,9 +8,24 @@ import { namedOrOwnAppId, ownAppId } from "./own-workflow.ts";
 import { loadProcess, loadProcessWithParts, requireAccess, requireOwnWorkflow } from "./process-access.ts";
 import { actOnProcess, type ProcessActionInput } from "./process-actions.ts";
 import { commandTask, startProcess, submitTask } from "./process-commands.ts";
-import { isAncestor, processByRef, todoUsersOfTask, tookPart } from "./process-store.ts";
-import { processView, profiles, taskViewOf, type ViewOptions } from "./process-views.ts";
+import {
+  isAncestor,
+  type ProcessRow,
+  processByRef,
+  readProcess as readProcessRow,
+  todoUsersOfTask,
+  tookPart,
+} from "./process-store.ts";
+import {
+  processView,
+  profiles,
+  type TaskView,
+  taskViewById,
+  taskViewOf,
+  type ViewOptions,
+} from "./process-views.ts";
 import { parseRange } from "./ranges.ts";
+import { claimStartKey, setStartKeyProcess, startOfKey } from "./start-key-store.ts";
 import type { WorkflowCaller } from "./workflow-caller.ts";
 import type { WorkflowDeps } from "./workflow-deps.ts";
 import { namedUser } from "./workflow-tenants.ts";
@@ -31,6 +47,8 @@ export interface StartInput {
   entrance?: string | undefined;
   businessId?: string | undefined;
   data?: unknown;
+  /** Beyond spec 001: the same key sent again answers the process its first start made. */
+  idempotencyKey?: string | undefined;
 }
 
 /**
@@ -54,6 +72,22 @@ export async function startProcessFor(deps: WorkflowDeps, caller: WorkflowCaller
   if (!workflowApp) throw new WorkflowRefusal("APP_NOT_FOUND", `no workflow ${code}`);
   const firstAssignee =
     caller.sys && input.assignTo ? await namedUser(sql, caller.tenantId, input.assignTo) : undefined;
+  const issueLink = (db: Queryable, task: { id: string; uri: string }, processId: string) =>
+    firstAssignee && input.secureURIExpire
+      ? deps.taskLinks.issue(db, {
+          taskId: task.id,
+          processId,
+          tenantId: caller.tenantId,
+          test: caller.test,
+          userId: firstAssignee,
+          applicationId: caller.token.clientId,
+          ttlSeconds: input.secureURIExpire,
+        })
+      : undefined;
+  const answer = async (db: Queryable, process: ProcessRow, task: TaskView) => {
+    const link = await issueLink(db, task, process.id);
+    return [process.entry, 1, link ? `${task.uri}&access_token=${link}` : task.uri, task];
+  };
   const start = async (db: Queryable) => {
     const started = await startProcess(db, {
       tenantId: caller.tenantId,
@@ -67,24 +101,50 @@ export async function startProcessFor(deps: WorkflowDeps, caller: WorkflowCaller
       businessId: input.businessId ?? null,
     });
     const task = await taskViewOf(db, started.process, started.firstTask, started.people, views(deps));
-    const link =
-      firstAssignee && input.secureURIExpire
-        ? await deps.taskLinks.issue(db, {
-            taskId: task.id,
-            processId: started.process.id,
-            tenantId: caller.tenantId,
-            test: caller.test,
-            userId: firstAssignee,
-            applicationId: caller.token.clientId,
-            ttlSeconds: input.secureURIExpire,
-          })
-        : undefined;
-    const uri = link ? `${task.uri}&access_token=${link}` : task.uri;
-    return [started.process.entry, 1, uri, task];
+    return { process: started.process, answer: await answer(db, started.process, task) };
   };
+  if (input.idempotencyKey) {
+    const key = {
+      tenantId: caller.tenantId,
+      test: caller.test,
+      clientId: caller.token.clientId,
+      key: input.idempotencyKey,
+    };
+    const digest = startDigest(code, caller.userId!, firstAssignee, input, data);
+    return transaction(sql, async (tx) => {
+      if (await claimStartKey(tx, key, digest)) {
+        const started = await start(tx);
+        await setStartKeyProcess(tx, key, started.process.id);
+        return started.answer;
+      }
+      const prior = await startOfKey(tx, key);
+      if (prior?.requestDigest !== digest || !prior.processId)
+        throw new WorkflowRefusal(
+          "IDEMPOTENCY_KEY_REUSED",
+          "Idempotency-Key: the key was sent with another start; use a new key for each start",
+        );
+      const process = await readProcessRow(tx, caller.tenantId, caller.test, { id: prior.processId });
+      const first = process?.state.tasks[0];
+      if (!process || !first) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${prior.processId}`);
+      return answer(tx, process.process, await taskViewById(tx, process.process, first.id, views(deps)));
+    });
+  }
   // The start writes its process in one statement, atomic on its own; a task link is a second
   // write, and the two commit together.
-  return firstAssignee && input.secureURIExpire ? transaction(sql, start) : start(sql);
+  const started = await (firstAssignee && input.secureURIExpire ? transaction(sql, start) : start(sql));
+  return started.answer;
+}
+
+/** What a start asks, as a key's start is compared with the same key's next. */
+function startDigest(
+  code: string,
+  owner: string,
+  firstAssignee: string | undefined,
+  input: StartInput,
+  data: Record<string, unknown>,
+): string {
+  const asked = [code, owner, firstAssignee, input.entrance, input.businessId, input.secureURIExpire, data];
+  return createHash("sha256").update(JSON.stringify(asked)).digest("base64url");
 }
 
 export interface HandleInput {

@@ -48,11 +48,24 @@ export function workflowProcessRoutes(
         businessId: z.string().max(200).optional(),
         data: z.union([z.string().max(1_000_000), z.record(z.string(), z.unknown())]).optional(),
       }),
+      headers: z.object({
+        "idempotency-key": z
+          .string()
+          .regex(/^[\x21-\x7e]{1,255}$/, "1 to 255 visible ASCII characters")
+          .optional()
+          .openapi({
+            description:
+              "beyond spec 001: the same key sent again by the same application within a day answers the process the first start made, instead of starting another; sent with other parameters, it is refused (IDEMPOTENCY_KEY_REUSED)",
+          }),
+      }),
       entity: startedSchema,
       entityName: "StartedProcess",
     },
-    async (_c, caller, { parameters }) => ({
-      entities: await startProcessFor(processes, caller, parameters),
+    async (_c, caller, { parameters, headers }) => ({
+      entities: await startProcessFor(processes, caller, {
+        ...parameters,
+        idempotencyKey: headers["idempotency-key"],
+      }),
     }),
   );
 

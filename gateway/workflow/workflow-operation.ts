@@ -16,7 +16,11 @@ const callerParameters = {
   userId: z.string().min(1).max(360).optional(),
 };
 
-export interface WorkflowOperation<Params extends z.ZodObject, Parameters extends z.ZodObject> {
+export interface WorkflowOperation<
+  Params extends z.ZodObject,
+  Parameters extends z.ZodObject,
+  Headers extends z.ZodObject = z.ZodObject,
+> {
   method: "get" | "put" | "post" | "delete";
   /** Below the API base, with `{name}` path parameters. */
   path: string;
@@ -27,6 +31,8 @@ export interface WorkflowOperation<Params extends z.ZodObject, Parameters extend
   kinds: TokenKinds;
   params?: Params;
   parameters?: Parameters;
+  /** Request headers the operation reads (lower-case names), beyond the token's. */
+  headers?: Headers;
   /** What `entities` holds, for the document. */
   entity: z.ZodType;
   /** Whether a task link (3.2's secure URL) opens this request; without it, links are refused. */
@@ -35,12 +41,17 @@ export interface WorkflowOperation<Params extends z.ZodObject, Parameters extend
 }
 
 /** What answers an operation: its entities (and total), or a response of its own (a file). */
-export type WorkflowHandler<Params extends z.ZodObject, Parameters extends z.ZodObject> = (
+export type WorkflowHandler<
+  Params extends z.ZodObject,
+  Parameters extends z.ZodObject,
+  Headers extends z.ZodObject = z.ZodObject,
+> = (
   c: Context<GatewayEnv>,
   caller: WorkflowCaller,
   input: {
     params: z.infer<Params>;
     parameters: z.infer<Parameters> & { domain?: string; userId?: string };
+    headers: z.infer<Headers>;
   },
 ) => Promise<{ entities: unknown[]; total?: number } | Response>;
 
@@ -50,9 +61,9 @@ export function workflowOperationsOn(
   deps: GatewayUses<"oauth" | "workflowTenants">,
   mode: WorkflowDataMode,
 ) {
-  return <Params extends z.ZodObject, Parameters extends z.ZodObject>(
-    operation: WorkflowOperation<Params, Parameters>,
-    handler: WorkflowHandler<Params, Parameters>,
+  return <Params extends z.ZodObject, Parameters extends z.ZodObject, Headers extends z.ZodObject>(
+    operation: WorkflowOperation<Params, Parameters, Headers>,
+    handler: WorkflowHandler<Params, Parameters, Headers>,
   ) => workflowOperation(app, deps, mode, operation, handler);
 }
 
@@ -89,12 +100,16 @@ function operationSchemas(operation: WorkflowOperation<z.ZodObject, z.ZodObject>
  * token check with the operation's scope and token kinds, its parameters from the query or the
  * body (reported in the caller's language), the caller resolved, and the whole in /openapi.json.
  */
-export function workflowOperation<Params extends z.ZodObject, Parameters extends z.ZodObject>(
+export function workflowOperation<
+  Params extends z.ZodObject,
+  Parameters extends z.ZodObject,
+  Headers extends z.ZodObject = z.ZodObject,
+>(
   app: OpenAPIHono<GatewayEnv>,
   deps: GatewayUses<"oauth" | "workflowTenants">,
   mode: WorkflowDataMode,
-  operation: WorkflowOperation<Params, Parameters>,
-  handler: WorkflowHandler<Params, Parameters>,
+  operation: WorkflowOperation<Params, Parameters, Headers>,
+  handler: WorkflowHandler<Params, Parameters, Headers>,
 ): void {
   const { parameterSchema, documented, response } = operationSchemas(operation);
   serve(app, {
@@ -112,6 +127,7 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
     ),
     request: {
       ...(operation.params ? { params: operation.params } : {}),
+      ...(operation.headers ? { headers: operation.headers } : {}),
       ...documented,
     },
     responses: {
@@ -134,6 +150,9 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
         domain?: string;
         userId?: string;
       };
+      const headers = (
+        operation.headers ? parseParameters(operation.headers, c.req.header()) : {}
+      ) as z.infer<Headers>;
       const caller = await workflowCaller(
         deps.oauth.applications,
         deps.workflowTenants,
@@ -141,7 +160,7 @@ export function workflowOperation<Params extends z.ZodObject, Parameters extends
         mode.test,
         parameters,
       );
-      const result = await handler(c, caller, { params, parameters });
+      const result = await handler(c, caller, { params, parameters, headers });
       if (result instanceof Response) return result;
       return c.json(workflowResponse(result.entities, result.total ?? 0), 200);
     }) as never,

@@ -27,11 +27,12 @@ export class WorkflowClient {
     token: string,
     params: Params = {},
     base = "/apis/v2",
+    headers: Record<string, string> = {},
   ): Promise<{ status: number; body: Envelope<T> }> {
     const query = new URLSearchParams(params).toString();
     const response = await fetch(`${this.baseUrl()}${base}${path}${query ? `?${query}` : ""}`, {
       method,
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${token}`, ...headers },
       signal: AbortSignal.timeout(10_000),
     }).catch((error) => {
       throw new Error(`${method} ${path}: ${error}`);

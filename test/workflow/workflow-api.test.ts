@@ -199,6 +199,36 @@ for (const mode of await testModes()) {
       assert.equal(byId.body.entities[0]!.entry, entry);
     });
 
+    it("starts one process for a start sent again with the same Idempotency-Key, also at once", async () => {
+      const params = { code: "leave", data: JSON.stringify({ days: 2, reason: "a retried start" }) };
+      const keyed = (key: string, extra: Record<string, string> = {}) =>
+        call<unknown>("PUT", "/process", tokens.alice!, { ...params, ...extra }, undefined, {
+          "idempotency-key": key,
+        });
+      const entryOf = (answer: Awaited<ReturnType<typeof keyed>>) => {
+        assert.equal(answer.body.errno, 0, answer.body.error);
+        return answer.body.entities[0] as number;
+      };
+      const first = await keyed("start-1");
+      const again = await keyed("start-1");
+      assert.equal(entryOf(again), entryOf(first));
+      assert.deepEqual(again.body.entities[3], first.body.entities[3], "the same first task");
+      const together = await Promise.all(Array.from({ length: 5 }, () => keyed("start-2")));
+      const entries = new Set(together.map(entryOf));
+      assert.equal(entries.size, 1, "five concurrent starts with one key make one process");
+      // Serial numbers count up by one per process: nothing else was started in between.
+      const { entry: next } = await start(tokens.alice!);
+      assert.equal(next, [...entries][0]! + 1);
+      assert.equal([...entries][0], entryOf(first) + 1);
+
+      const reused = await keyed("start-1", { data: JSON.stringify({ days: 3, reason: "another" }) });
+      assert.equal(reused.body.ecode, "IDEMPOTENCY_KEY_REUSED");
+      assert.equal(reused.body.errno, 40908);
+      const malformed = await keyed("a key with spaces");
+      assert.notEqual(malformed.body.errno, 0);
+      assert.match(malformed.body.error, /idempotency-key/);
+    });
+
     it("takes a request through its steps over HTTP, each task handled once", async () => {
       const { entry, task } = await start(tokens.alice!);
       const handled = await call<Task>("POST", `/task/${task.id}`, tokens.alice!);
