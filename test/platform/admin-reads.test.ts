@@ -62,7 +62,10 @@ const bootstrap = {
           name: "A University",
           copyright: "© A",
           logo: "https://a.edu/logo.png",
-          workflow: { reminder: { channel: "email", text: "Please handle {step} of {process}" } },
+          workflow: {
+            reminder: { channel: "email", text: "Please handle {step} of {process}" },
+            notify: { on: true, channel: "email", application: "portal", todo: { text: "New: {step}" } },
+          },
         }
       : { domain, name: `${domain.toUpperCase()} College` },
   ),
@@ -154,7 +157,7 @@ interface TenantItem {
   style: string | null;
   logo: string | null;
   copyright: string | null;
-  workflow: { reminder: unknown };
+  workflow: { reminder: unknown; notify: unknown };
 }
 interface ApplicationItem {
   id: string;
@@ -331,8 +334,9 @@ for (const mode of await testModes()) {
       assert.equal(a.logo, "https://a.edu/logo.png");
       assert.deepEqual(a.workflow, {
         reminder: { channel: "email", text: "Please handle {step} of {process}" },
+        notify: { on: true, channel: "email", application: "portal", todo: { text: "New: {step}" } },
       });
-      assert.deepEqual(b.workflow, { reminder: null });
+      assert.deepEqual(b.workflow, { reminder: null, notify: null });
       assert.equal(b.style, null);
       const all = await page<TenantItem>(url, "/admin/tenants");
       assert.equal(all.items.length, 5, "the default limit holds them all");
