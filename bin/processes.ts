@@ -16,6 +16,7 @@ import { observeBroker } from "../runtime/platform-metrics.ts";
 import { readiness } from "../runtime/readiness.ts";
 import type { JobParts } from "../workers/job-parts.ts";
 import { jobsForQueues } from "../workers/job-runner.ts";
+import { observeOutbox } from "../workflow/outbox/outbox-metrics.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -58,6 +59,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   });
   const { log, broker, db } = platform;
   observeBroker(broker);
+  observeOutbox(db.sql);
   const draining = { value: false };
   // The routes, which need no data, are made while the database starts (the embedded one takes
   // a second); the services behind them read theirs once it serves, before the first request.

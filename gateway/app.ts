@@ -29,6 +29,7 @@ import { metricsRoutes } from "./routes/metrics-routes.ts";
 import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthMetadataRoutes, oauthRoutes } from "./routes/oauth-routes.ts";
 import { openApiDocumentRoute } from "./routes/openapi-document-route.ts";
+import { outboxAdminRoutes } from "./routes/outbox-admin-routes.ts";
 import { positionRoutes } from "./routes/position-routes.ts";
 import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
@@ -157,6 +158,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/feeds", feedAdminRoutes(deps));
     admin.route("/queues", queueAdminRoutes(deps));
     admin.route("/channels", channelAdminRoutes(deps));
+    admin.route("/workflows", outboxAdminRoutes(deps));
     admin.route("/workflows", workflowAdminRoutes(deps));
     admin.route("/workflows", workflowAdminReadRoutes(deps));
     mountStoring("/admin", admin);

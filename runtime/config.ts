@@ -157,6 +157,10 @@ export const ENVIRONMENT = {
     /** A feed run whose worker has not been heard from for this long is taken over by another. */
     FEED_RUN_STALE_SECONDS: integer(2, 3600).default(60),
   },
+  workflow: {
+    /** Outbox events every relay subscriber has accepted are deleted once this old. */
+    WORKFLOW_EVENTS_RETAIN_SECONDS: integer(0, 315_360_000).default(604_800),
+  },
 };
 
 /** The names of every variable the platform reads. */
@@ -174,6 +178,7 @@ const environmentSchema = z.object({
   ...ENVIRONMENT.sign,
   ...ENVIRONMENT.export,
   ...ENVIRONMENT.feed,
+  ...ENVIRONMENT.workflow,
 });
 
 /** Where an S3-compatible bucket is and how to sign in to it. */
@@ -257,6 +262,8 @@ export interface Config {
     officePrewarm: boolean;
   };
   feed: { staleRunSeconds: number };
+  /** `eventsRetainSeconds`: how long the outbox keeps events its relay delivered. */
+  workflow: { eventsRetainSeconds: number };
   notify: {
     retryDelaysMs: number[];
     sendTimeoutMs: number;
@@ -370,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       officePrewarm: e.EXPORT_OFFICE_PREWARM,
     },
     feed: { staleRunSeconds: e.FEED_RUN_STALE_SECONDS },
+    workflow: { eventsRetainSeconds: e.WORKFLOW_EVENTS_RETAIN_SECONDS },
     notify: {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,

@@ -8,11 +8,12 @@ import { feedPart } from "./feed/feed-part.ts";
 import { filesPart } from "./files/files-part.ts";
 import { jobsForQueues, startJobConsumers } from "./job-runner.ts";
 import { notifyPart } from "./notify/notify-part.ts";
+import { outboxPart } from "./outbox/outbox-part.ts";
 import { signPart } from "./sign/sign-part.ts";
 import type { PlatformJobHandlers, StartedPart, WorkerPart } from "./worker-part.ts";
 
-/** Every worker folder's part. A job kind is handled by exactly one. */
-const WORKER_PARTS = [notifyPart, signPart, exportPart, feedPart, filesPart] as const;
+/** Every worker folder's part. A job kind is handled by exactly one; a part may handle none. */
+const WORKER_PARTS = [notifyPart, signPart, exportPart, feedPart, filesPart, outboxPart] as const;
 
 type HandledBy<Part> = Part extends WorkerPart<infer Name> ? Name : never;
 
@@ -23,7 +24,7 @@ void noKindUnhandled;
 /** The job side of a process: consumers, what their handlers hold open, and periodic tasks. */
 export interface JobParts {
   consumers: Consumer[];
-  /** Stops the sweepers and the feed scheduler, first thing in a shutdown. */
+  /** Stops the sweepers, the feed scheduler and the outbox relay, first thing in a shutdown. */
   stopPeriodicTasks(): void;
   /** Stops the consumers (draining up to `drainMs`), then closes what the handlers held. */
   stop(drainMs: number): Promise<void>;
@@ -71,7 +72,7 @@ export async function startJobParts(
   };
   try {
     for (const part of WORKER_PARTS as readonly WorkerPart<JobName>[]) {
-      if (!part.jobs.some((name) => consumed.has(name))) continue;
+      if (part.jobs.length > 0 && !part.jobs.some((name) => consumed.has(name))) continue;
       const running = await part.start({ config, platform, channels });
       started.push(running);
       Object.assign(handlers, running.handlers);

@@ -28,7 +28,8 @@ export interface StartedPart<Name extends JobName> {
 
 /**
  * What one worker folder contributes: the job kinds it handles and how to start them. A process
- * starts the part when it consumes a queue of any of its kinds, and only then.
+ * starts the part when it consumes a queue of any of its kinds, and only then; a part with no
+ * kinds (the outbox relay's) runs in every process that runs jobs.
  */
 export interface WorkerPart<Name extends JobName> {
   jobs: readonly Name[];

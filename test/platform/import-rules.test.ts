@@ -34,8 +34,11 @@ const FORBIDDEN_PACKAGES: Record<string, RegExp> = Object.fromEntries(
   CAPABILITIES.map((capability) => [capability, /^(hono|@hono\/)/]),
 );
 
-/** A capability's statements: only its own folder's files import them. */
-const isStore = (file: string) => /^[a-z]+\/[^/]+-store\.ts$/.test(file);
+/** A capability's statements (in its folder or one of its subfolders): only that folder's files import them. */
+const isStore = (file: string) => /^[a-z]+\/(?:[a-z0-9-]+\/)*[^/]+-store\.ts$/.test(file);
+/** Whether `file` lies inside the folder that holds `store`. */
+const inFolderOf = (store: string, file: string) =>
+  file.startsWith(store.slice(0, store.lastIndexOf("/") + 1));
 
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
@@ -130,11 +133,13 @@ describe("import rules", () => {
     for (const folder of CODE_FOLDERS) {
       for (const file of await sourceFiles(folder)) {
         for (const path of localImports(file, await readFile(join(ROOT, file), "utf8"))) {
-          if (isStore(path) && path.split("/")[0] !== folder) found.push(`${file} → ${path}`);
+          if (isStore(path) && !inFolderOf(path, file)) found.push(`${file} → ${path}`);
         }
       }
     }
     assert.ok(isStore("notifications/delivery-task-store.ts"), "the store modules are recognized");
+    assert.ok(isStore("workflow/outbox/outbox-store.ts"), "a subfolder's store modules are recognized");
+    assert.ok(!inFolderOf("workflow/outbox/outbox-store.ts", "workflow/process-service.ts"));
     assert.deepEqual(found, []);
   });
 

@@ -123,9 +123,12 @@ export async function startTestPlatform(env: Record<string, string>): Promise<Te
 
 /**
  * A database of the mode, migrated, for the tests of a capability's services, which need it and
- * nothing else; `close` closes it and removes what the mode prepared.
+ * nothing else; `env` reaches the same database (a second client, as another process would open);
+ * `close` closes it and removes what the mode prepared.
  */
-export async function migratedDatabase(mode: TestMode): Promise<{ db: Database; close(): Promise<void> }> {
+export async function migratedDatabase(
+  mode: TestMode,
+): Promise<{ db: Database; env: Record<string, string>; close(): Promise<void> }> {
   const prepared = await mode.prepare();
   try {
     const db = await openDatabase(loadConfig({ ...prepared.env, LOG_LEVEL: "silent" }), silentLogger);
@@ -137,6 +140,7 @@ export async function migratedDatabase(mode: TestMode): Promise<{ db: Database; 
     }
     return {
       db,
+      env: prepared.env,
       async close() {
         await db.close();
         await prepared.cleanup();

@@ -1,0 +1,38 @@
+import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
+import type { OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
+import { type PartContext, workerPart } from "../worker-part.ts";
+
+/**
+ * The outbox relay's subscribers, each made from what the part starts with: adding one is a line
+ * here. None yet, so the relay does nothing and the outbox keeps every event (docs/outbox-relay.md).
+ */
+const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[] = [];
+
+/**
+ * The outbox relay, in every process that runs jobs (it has no queue of its own): several worker
+ * processes may run it at once, and the embedded mode runs it in its one process.
+ */
+export const outboxPart = workerPart({
+  jobs: [],
+  async start(context) {
+    const { config, platform } = context;
+    const subscribers = OUTBOX_SUBSCRIBERS.map((make) => make(context));
+    let stopping: Promise<void> | undefined;
+    return {
+      handlers: {},
+      periodicTasks: [
+        () => {
+          const relay = startOutboxRelay({ sql: platform.db.sql, log: platform.log }, subscribers, {
+            retainSeconds: config.workflow.eventsRetainSeconds,
+          });
+          return () => {
+            stopping = relay.stop();
+          };
+        },
+      ],
+      async close() {
+        await stopping;
+      },
+    };
+  },
+});

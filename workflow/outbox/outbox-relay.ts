@@ -1,0 +1,144 @@
+import type { Sql } from "../../runtime/database.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { deliverBatch } from "./outbox-delivery.ts";
+import { pruneDeliveredEvents } from "./outbox-retention.ts";
+import { sequenceEvents } from "./outbox-sequencer.ts";
+import { addCursors, readOutboxHead } from "./outbox-store.ts";
+import type { OutboxSubscriber } from "./outbox-subscriber.ts";
+
+/** A pause that starts at `first` and doubles each time up to `most`. */
+export interface Backoff {
+  first: number;
+  most: number;
+}
+
+export interface OutboxRelayOptions {
+  /** Delivered events older than this are deleted (WORKFLOW_EVENTS_RETAIN_SECONDS). */
+  retainSeconds: number;
+  /** Events one sequencing step numbers, and one subscriber is offered at once. */
+  batchSize?: number;
+  /**
+   * The pause after a round that found nothing to do. Polling, not a notification from the
+   * engine's writes: a `NOTIFY` in every command would serialize their commits on Postgres's
+   * notification queue lock, for a wake-up a 100 ms poll gives as well.
+   */
+  idlePauseMs?: Backoff;
+  /** The pause before a subscriber that threw is offered its batch again. */
+  retryPauseMs?: Backoff;
+  /** How often the delivered events past their age are deleted. */
+  pruneIntervalMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Resolves once the round in flight has ended; nothing of the relay runs after. */
+  stop(): Promise<void>;
+}
+
+const DEFAULTS = {
+  batchSize: 500,
+  idlePauseMs: { first: 10, most: 100 },
+  retryPauseMs: { first: 1000, most: 60_000 },
+  pruneIntervalMs: 60_000,
+};
+
+const doubled = (pause: number, backoff: Backoff) => Math.min(pause * 2, backoff.most);
+
+/**
+ * Hands every event of the outbox to each subscriber, at least once and in position order, and
+ * deletes what all of them accepted once it is old. Several processes may run it over the same
+ * database: they share the sequencing, and each subscriber's batches go to one of them at a time.
+ * With no subscriber it does nothing at all.
+ */
+export function startOutboxRelay(
+  deps: { sql: Sql; log: Logger },
+  subscribers: readonly OutboxSubscriber[],
+  options: OutboxRelayOptions,
+): OutboxRelay {
+  const { sql, log } = deps;
+  const settings = { ...DEFAULTS, ...options };
+  const names = subscribers.map((subscriber) => subscriber.name);
+  if (new Set(names).size !== names.length)
+    throw new Error(`outbox subscribers share a name: ${names.join(", ")}`);
+  const failures = new Map<string, { pause: number; retryAt: number }>();
+  let cursorsMade = false;
+  let nextPruneAt = 0;
+  let idlePause = settings.idlePauseMs.first;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  /** Offers one subscriber its next batch; a failure is logged and retried later, never thrown. */
+  async function offer(subscriber: OutboxSubscriber): Promise<number> {
+    try {
+      const accepted = await deliverBatch(sql, subscriber, settings.batchSize, log);
+      failures.delete(subscriber.name);
+      return accepted;
+    } catch (error) {
+      const failed = failures.get(subscriber.name);
+      const pause = failed ? doubled(failed.pause, settings.retryPauseMs) : settings.retryPauseMs.first;
+      failures.set(subscriber.name, { pause, retryAt: Date.now() + pause });
+      log.warn(
+        { subscriber: subscriber.name, retryInMs: pause, err: (error as Error).message },
+        "outbox subscriber failed; its batch is offered again",
+      );
+      return 0;
+    }
+  }
+
+  /** One pass: number what committed, offer each subscriber behind the head its batch. Whether any moved. */
+  async function round(): Promise<boolean> {
+    if (!cursorsMade) {
+      await addCursors(sql, names);
+      cursorsMade = true;
+    }
+    const head = await readOutboxHead(sql, names);
+    const sequenced = head.unsequenced ? await sequenceEvents(sql, settings.batchSize) : 0;
+    const now = Date.now();
+    const due = subscribers.filter(
+      (subscriber) =>
+        (failures.get(subscriber.name)?.retryAt ?? 0) <= now &&
+        (sequenced > 0 || (head.cursors.get(subscriber.name) ?? 0) < head.head),
+    );
+    const accepted = await Promise.all(due.map(offer));
+    if (now >= nextPruneAt) {
+      nextPruneAt = now + settings.pruneIntervalMs;
+      const pruned = await pruneDeliveredEvents(sql, names, settings.retainSeconds);
+      if (pruned > 0) log.info({ pruned }, "delivered outbox events deleted");
+    }
+    return sequenced > 0 || accepted.some((count) => count > 0);
+  }
+
+  async function loop(): Promise<void> {
+    let pause: number;
+    try {
+      const moved = await round();
+      idlePause = moved ? settings.idlePauseMs.first : doubled(idlePause, settings.idlePauseMs);
+      pause = moved ? 0 : idlePause;
+    } catch (error) {
+      // The database out of reach, say: try again after the longest idle pause.
+      log.warn({ err: (error as Error).message }, "outbox relay round failed");
+      pause = settings.idlePauseMs.most;
+    }
+    if (!stopped) schedule(pause);
+  }
+
+  function schedule(pause: number): void {
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = loop().finally(() => {
+        running = undefined;
+      });
+    }, pause);
+    timer.unref();
+  }
+
+  if (subscribers.length > 0) schedule(0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}
