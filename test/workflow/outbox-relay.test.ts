@@ -81,6 +81,11 @@ async function insertEvents(
   return rows.map((row) => row.id);
 }
 
+/** Cursors at the start of the outbox: subscribers that ran before the events were written. */
+async function subscribedBefore(sql: Sql, ...subscribers: string[]): Promise<void> {
+  await sql`insert into workflow_outbox_cursors (subscriber) select unnest(${subscribers}::text[])`;
+}
+
 async function cursorOf(sql: Sql, subscriber: string): Promise<number | undefined> {
   const [row] = await sql<{ position: number }[]>`
     select position::float8 as position from workflow_outbox_cursors where subscriber = ${subscriber}`;
@@ -150,6 +155,7 @@ for (const mode of await testModes()) {
       await setVersionOnline(db.sql, workflowApp.id, version.id, false, true);
       const app = (await startableApp(db.sql, tenantId, "check", false))!;
       const recorder = new Recorder("recorder");
+      await subscribedBefore(db.sql, "recorder");
       start([recorder], { batchSize: 7 });
       // Processes started and handled while the relay runs, interleaved with events of no process.
       await Promise.all(
@@ -208,6 +214,7 @@ for (const mode of await testModes()) {
     });
 
     it("offers a batch its subscriber threw on again, its cursor unmoved, and the other subscribers go on", async () => {
+      await subscribedBefore(db.sql, "flaky", "steady");
       const flaky = new Recorder("flaky");
       flaky.failing = true;
       const steady = new Recorder("steady");
@@ -256,6 +263,7 @@ for (const mode of await testModes()) {
 
     it("stops after the round in flight, leaving nothing running", async () => {
       const recorder = new Recorder("recorder");
+      await subscribedBefore(db.sql, "recorder");
       await insertEvents(db.sql, 50);
       const relay = startOutboxRelay({ sql: db.sql, log: silentLogger }, [recorder], {
         ...FAST,
@@ -271,6 +279,30 @@ for (const mode of await testModes()) {
       await waitFor(() => Date.now() - since >= 200, 1000, "time for a poll");
       assert.equal(recorder.events.length, received);
       assert.equal(await cursorOf(db.sql, "recorder"), cursor);
+    });
+
+    it("starts a subscriber it has no cursor of at the end of the outbox, numbered or not", async () => {
+      await insertEvents(db.sql, 4);
+      await sequenceEvents(db.sql, 2);
+      const recorder = new Recorder("newcomer");
+      start([recorder]);
+      await waitFor(async () => (await cursorOf(db.sql, "newcomer")) !== undefined, 5000, "its cursor");
+      const later = await insertEvents(db.sql, 3);
+      await waitFor(() => recorder.events.length >= 3, 5000, "the events written after it started");
+      await waitFor(
+        async () => {
+          const [row] = await db.sql<
+            { n: number }[]
+          >`select count(*)::int as n from workflow_events where position is null`;
+          return row!.n === 0;
+        },
+        5000,
+        "every event numbered",
+      );
+      assert.deepEqual(
+        recorder.events.map((event) => event.id),
+        later,
+      );
     });
 
     it("with no subscriber, gives no event a position and makes no cursor", async () => {
@@ -377,6 +409,7 @@ for (const mode of await testModes()) {
           const inSecond = new Recorder("audit");
           const otherFirst = new Recorder("push");
           const otherSecond = new Recorder("push");
+          await subscribedBefore(db.sql, "audit", "push");
           await insertEvents(db.sql, 1500);
           start([inFirst, otherFirst], { batchSize: 50 });
           start([inSecond, otherSecond], { batchSize: 50 }, second.sql);

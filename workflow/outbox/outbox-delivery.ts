@@ -23,11 +23,13 @@ export async function deliverBatch(
   const accepted = await transaction(sql, async (tx) => {
     const cursor = await lockCursor(tx, subscriber.name);
     if (cursor === undefined) return 0;
-    const events = await eventsAfter(tx, cursor, limit);
-    if (events.length === 0) return 0;
-    afterCommit = await subscriber.accept(events, tx);
-    await moveCursor(tx, subscriber.name, events.at(-1)!.position);
-    return events.length;
+    const read = await eventsAfter(tx, cursor.position, limit);
+    if (read.length === 0) return 0;
+    // Written before the subscriber's cursor was made: passed over, and the cursor moves past them.
+    const events = read.filter((event) => Number(event.id) > cursor.startsAfterId);
+    if (events.length > 0) afterCommit = await subscriber.accept(events, tx);
+    await moveCursor(tx, subscriber.name, read.at(-1)!.position);
+    return read.length;
   });
   if (afterCommit) {
     // The batch is committed and will not be offered again: what runs after commit must be

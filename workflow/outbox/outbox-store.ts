@@ -35,11 +35,18 @@ export async function assignPositions(tx: Queryable, ids: readonly string[]): Pr
     where e.id = v.id`;
 }
 
-/** Makes the cursors of these subscribers that have none, at the start of the outbox. */
+/**
+ * Makes the cursors of these subscribers that have none, at the end of the outbox: a subscriber
+ * added to a running platform takes the events written from then on, not its history (months of
+ * to-dos announced at once, callbacks of long-ended processes).
+ */
 export async function addCursors(sql: Queryable, subscribers: readonly string[]): Promise<void> {
   await sql`
-    insert into workflow_outbox_cursors (subscriber)
-    select unnest(${subscribers as string[]}::text[]) on conflict do nothing`;
+    insert into workflow_outbox_cursors (subscriber, position, starts_after_id)
+    select s, e.head, e.last_id
+    from unnest(${subscribers as string[]}::text[]) as s,
+         (select coalesce(max(position), 0) as head, coalesce(max(id), 0) as last_id from workflow_events) e
+    on conflict do nothing`;
 }
 
 /** What an idle relay checks: whether events wait for a position, the last position, and the cursors. */
@@ -69,11 +76,15 @@ export async function readOutboxHead(sql: Queryable, subscribers: readonly strin
  * Locks the subscriber's cursor for the transaction and returns its position; undefined when
  * another transaction holds it (another worker delivering to that subscriber) or there is none.
  */
-export async function lockCursor(tx: Queryable, subscriber: string): Promise<number | undefined> {
-  const [row] = await tx<{ position: number }[]>`
-    select position::float8 as position from workflow_outbox_cursors
+export async function lockCursor(
+  tx: Queryable,
+  subscriber: string,
+): Promise<{ position: number; startsAfterId: number } | undefined> {
+  const [row] = await tx<{ position: number; startsAfterId: number }[]>`
+    select position::float8 as position, starts_after_id::float8 as "startsAfterId"
+    from workflow_outbox_cursors
     where subscriber = ${subscriber} for update skip locked`;
-  return row?.position;
+  return row;
 }
 
 /** The events after `position`, in position order. */
