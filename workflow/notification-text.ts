@@ -1,3 +1,4 @@
+import { isBuiltInChannel } from "../contracts/channels.ts";
 import type { NotificationBody, NotificationUser } from "../contracts/notification.ts";
 import type { ProfileView } from "./process-view-store.ts";
 
@@ -56,4 +57,16 @@ export function listedAccounts(accounts: readonly string[]): string {
   return accounts.length > named.length
     ? `${named.join(", ")} and ${accounts.length - named.length} more`
     : named.join(", ");
+}
+
+/** The channels operators configured: every name, and those that are not built in. */
+export interface ReminderChannels {
+  configured: ReadonlySet<string>;
+  external: ReadonlySet<string>;
+}
+
+/** The channels a reminder or a notice may name: those configured now. */
+export function configuredChannels(channels: readonly { name: string }[]): ReminderChannels {
+  const configured = new Set(channels.map((channel) => channel.name));
+  return { configured, external: new Set([...configured].filter((name) => !isBuiltInChannel(name))) };
 }

@@ -229,18 +229,18 @@ export async function todoUsersOfTasks(
   return new Map(rows.map((row) => [row.taskId, row.users]));
 }
 
-/** What a notice about a process names: its name, serial number, version, and the node of each task asked for. */
+/** What a notice about a process names: its name, serial number, version, owner, and the node of each task asked for. */
 export async function noticeSubjects(
   sql: Queryable,
   processIds: readonly string[],
   taskIds: readonly string[],
 ): Promise<{
-  processes: Map<string, { name: string; entry: number; versionId: string }>;
+  processes: Map<string, { name: string; entry: number; versionId: string; ownerId: string }>;
   taskNodes: Map<string, string>;
 }> {
   const [processes, tasks] = await Promise.all([
-    sql<{ id: string; name: string; entry: number; versionId: string }[]>`
-      select id, name, entry, version_id as "versionId" from workflow_processes
+    sql<{ id: string; name: string; entry: number; versionId: string; ownerId: string }[]>`
+      select id, name, entry, version_id as "versionId", owner_id as "ownerId" from workflow_processes
       where id = any(${processIds as string[]}::uuid[])`,
     taskIds.length === 0
       ? []

@@ -12,7 +12,14 @@ import type { JobClient } from "../runtime/broker/job-client.ts";
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
 import { compiledVersion } from "./app-store.ts";
 import type { ActivityRecord } from "./engine/engine-result.ts";
-import { bodyFor, channelConfigured, fill, listedAccounts, reachableOn } from "./notification-text.ts";
+import {
+  bodyFor,
+  channelConfigured,
+  fill,
+  listedAccounts,
+  type ReminderChannels,
+  reachableOn,
+} from "./notification-text.ts";
 import { lockProcess, type ProcessRow, todoUsersOfTask } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import { profiles } from "./process-views.ts";
@@ -35,12 +42,6 @@ export interface ReminderRequest {
   operator: string | null;
   /** A Workflow application's own app: it reminds of its own workflow's tasks only. */
   appId: string | undefined;
-}
-
-/** The channels operators configured: every name, and those that are not built in. */
-export interface ReminderChannels {
-  configured: ReadonlySet<string>;
-  external: ReadonlySet<string>;
 }
 
 /** One notification a reminder made (more than one when there are over 100 recipients). */

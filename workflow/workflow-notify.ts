@@ -7,12 +7,18 @@ import type { Queryable } from "../runtime/database.ts";
 import { timeOrderedIdNamed } from "../runtime/time-ordered-id.ts";
 import { compiledVersion } from "./app-store.ts";
 import type { ActivityRecord } from "./engine/engine-result.ts";
-import { bodyFor, channelConfigured, fill, listedAccounts, reachableOn } from "./notification-text.ts";
+import {
+  bodyFor,
+  channelConfigured,
+  fill,
+  listedAccounts,
+  type ReminderChannels,
+  reachableOn,
+} from "./notification-text.ts";
 import type { OutboxEvent, OutboxSubscriber } from "./outbox/outbox-subscriber.ts";
 import { noticeSubjects, todoUsersOfTasks } from "./process-store.ts";
 import { profiles } from "./process-views.ts";
 import { recordActivities } from "./result-writer.ts";
-import type { ReminderChannels } from "./task-reminder.ts";
 
 /**
  * The tenant's `workflow.notify`: a notice to each person a task became a to-do of (candidates
@@ -118,12 +124,19 @@ async function sendNotices(
           task: event.taskId,
         },
       });
+    const node = kind === "todo" ? subjects.taskNodes.get(event.taskId!) : notice.node;
+    const version = await compiledVersion(tx, process.versionId);
+    const kindOfNode = node ? version.nodes.get(node)?.kind : undefined;
+    // The owner's own form, the moment they started: nothing to announce to them.
+    const users =
+      kindOfNode === "start" ? notice.users.filter((user) => user !== process.ownerId) : notice.users;
+    if (users.length === 0) continue;
     const refusal = await settingRefusal(tx, setting, channels, registered);
     if (refusal) {
       activity("WARNING", `${WHAT[kind]} notice not sent: ${refusal}`);
       continue;
     }
-    const reachable = notice.users
+    const reachable = users
       .map((id) => people.get(id))
       .filter((person) => person !== undefined && reachableOn(setting.channel, person))
       .map((person) => person!)
@@ -135,8 +148,6 @@ async function sendNotices(
       );
       continue;
     }
-    const node = kind === "todo" ? subjects.taskNodes.get(event.taskId!) : notice.node;
-    const version = await compiledVersion(tx, process.versionId);
     const step = (node && version.nodes.get(node)?.name) ?? node ?? "";
     const words = { process: process.name, step, entry: String(process.entry) };
     const text = setting[kind]!;

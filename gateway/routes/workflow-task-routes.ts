@@ -1,5 +1,5 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { isBuiltInChannel } from "../../contracts/channels.ts";
+import { configuredChannels } from "../../workflow/notification-text.ts";
 import { ownAppId } from "../../workflow/own-workflow.ts";
 import {
   handleTask,
@@ -7,19 +7,13 @@ import {
   taskCandidates,
   withdrawTask,
 } from "../../workflow/process-service.ts";
-import { type ReminderChannels, remindTask } from "../../workflow/task-reminder.ts";
+import { remindTask } from "../../workflow/task-reminder.ts";
 import type { WorkflowDeps } from "../../workflow/workflow-deps.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { idParam, usersParameter } from "../workflow/directory-parameters.ts";
 import { workflowOperationsOn } from "../workflow/workflow-operation.ts";
 import { reminderSchema, taskSchema } from "../workflow/workflow-schemas.ts";
-
-/** The channels a reminder may name: those configured now. */
-function reminderChannelsOf(deps: GatewayUses<"channels">): ReminderChannels {
-  const configured = new Set(deps.channels.list.map((channel) => channel.name));
-  return { configured, external: new Set([...configured].filter((name) => !isBuiltInChannel(name))) };
-}
 
 /**
  * Spec 001's operations on one task: handle (3.1), withdraw (4.8), candidates (4.6, 4.7) and remind
@@ -131,7 +125,7 @@ export function workflowTaskRoutes(
       entityName: "Reminder",
     },
     async (_c, caller, { params }) => {
-      const sent = await remindTask(sql, deps, reminderChannelsOf(deps), {
+      const sent = await remindTask(sql, deps, configuredChannels(deps.channels.list), {
         tenantId: caller.tenantId,
         test: caller.test,
         taskId: params.id,

@@ -32,14 +32,18 @@ export function sysToken(baseUrl: string, id: string, secret: string, scope: str
   return issueToken(baseUrl, { id, secret }, { grant_type: "client_credentials", scope });
 }
 
-/** Each account's user token, signed in through the portal's login page as a browser would. */
+/**
+ * Each account's user token, signed in through the portal's login page (or another application's
+ * of the same secret) as a browser would.
+ */
 export async function portalUserTokens(
   baseUrl: string,
   secret: string,
   accounts: readonly string[],
   scope: string,
+  application: { id: string; redirectUri: string } = { id: "portal", redirectUri: PORTAL_REDIRECT },
 ): Promise<Record<string, string>> {
-  const client = { id: "portal", secret, redirectUri: PORTAL_REDIRECT };
+  const client = { ...application, secret };
   const tokens: Record<string, string> = {};
   for (const account of accounts) {
     tokens[account] = await authorizationCodeToken(

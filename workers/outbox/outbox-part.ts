@@ -1,12 +1,17 @@
+import { configuredChannels } from "../../workflow/notification-text.ts";
 import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
 import type { OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
+import { workflowNotifySubscriber } from "../../workflow/workflow-notify.ts";
 import { type PartContext, workerPart } from "../worker-part.ts";
 
-/**
- * The outbox relay's subscribers, each made from what the part starts with: adding one is a line
- * here. None yet, so the relay does nothing and the outbox keeps every event (docs/outbox-relay.md).
- */
-const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[] = [];
+/** The outbox relay's subscribers, each made from what the part starts with: adding one is a line here. */
+const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[] = [
+  ({ platform, channels }) =>
+    workflowNotifySubscriber({
+      queue: { jobs: platform.jobs, brokerConnected: () => platform.broker.isConnected() },
+      channels: () => configuredChannels(channels.list),
+    }),
+];
 
 /**
  * The outbox relay, in every process that runs jobs (it has no queue of its own): several worker
