@@ -33,6 +33,8 @@ import { notificationRoutes } from "./routes/notification-routes.ts";
 import { oauthMetadataRoutes, oauthRoutes } from "./routes/oauth-routes.ts";
 import { openApiDocumentRoute } from "./routes/openapi-document-route.ts";
 import { positionRoutes } from "./routes/position-routes.ts";
+import { pushMessageRoutes } from "./routes/push-message-routes.ts";
+import { pushSubscriptionRoutes } from "./routes/push-subscription-routes.ts";
 import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
@@ -62,7 +64,7 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
   );
 }
 
-/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
+/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists, items and push. */
 function workflowApi(
   deps: GatewayDeps,
   tenants: WorkflowTenants,
@@ -83,6 +85,7 @@ function workflowApi(
   api.route("/", workflowTaskRoutes(deps, tenants, workflow, mode));
   api.route("/", entrustRoutes(deps, tenants, mode));
   api.route("/", thingRoutes(deps, tenants, mode));
+  api.route("/", pushMessageRoutes(deps, tenants, mode));
   api.route("/", workflowAppRoutes(deps, tenants, mode));
   api.route("/", workflowInboxRoutes(deps, tenants, workflow, mode));
   api.route("/", workflowListRoutes(deps, tenants, workflow, mode));
@@ -149,6 +152,9 @@ export function createGateway(deps: GatewayDeps) {
   // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
   app.use("/apis/*", surface("workflow"));
   for (const mode of WORKFLOW_DATA_MODES) mountStoring(mode.base, workflowApi(deps, tenants, apps, mode));
+  // Spec 001's push subscriptions, at {workflow_base_url}/message, in its envelope.
+  app.use("/message/*", surface("workflow"));
+  mountStoring("/message", pushSubscriptionRoutes(deps, tenants));
   const notifications = notificationRoutes(deps);
   mountStoring("/v1/notification", notifications.send);
   mountStoring("/notification", notifications.status);

@@ -1,5 +1,6 @@
 import type { AccessClaims } from "../identity/access-tokens.ts";
 import type { LiveChannels } from "../notifications/live-channels.ts";
+import type { PushWaiters } from "../push/push-waiters.ts";
 import type { Platform } from "../runtime/platform.ts";
 import type { OAuthServices } from "./oauth/oauth-services.ts";
 import type { RequestBindings } from "./request-log.ts";
@@ -18,6 +19,8 @@ export interface GatewayDeps extends Platform {
   oauth: OAuthServices;
   /** Set when shutdown begins, so /readyz tells load balancers to stop sending traffic. */
   draining: { value: boolean };
+  /** The push subscriptions this gateway holds. */
+  push: PushWaiters;
 }
 
 /** What each request is bound to (its id among it), and the variables middleware sets on its context. */

@@ -1,6 +1,7 @@
 import { SCOPES } from "../../../contracts/scopes.ts";
 import { createGateway } from "../../../gateway/app.ts";
 import { createOAuthServices } from "../../../gateway/oauth/oauth-services.ts";
+import { configuredPushWaiters } from "../../../push/push-waiters.ts";
 import { AuthorizationPages } from "../../support/authorization-pages.ts";
 import { sealPng } from "../../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../../support/platform.ts";
@@ -168,6 +169,9 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       SIGN_TIMEOUT_MS: "15000",
       EXPORT_TIMEOUT_MS: "15000",
       NOTIFY_RETRY_DELAYS_MS: "1000",
+      // A subscription the fuzzer opens is answered (or its stream ended) within a second.
+      PUSH_HOLD_MS: "100",
+      PUSH_STREAM_MAX_MS: "1000",
       ...env,
     });
     const { url } = platform;
@@ -209,7 +213,13 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       async registeredRoutes() {
         const { platform, channels } = running.running;
         const oauth = await createOAuthServices(platform);
-        return createGateway({ ...platform, channels, oauth, draining: { value: false } }).app.routes;
+        const push = configuredPushWaiters(
+          platform.db.sql,
+          platform.broker,
+          platform.log,
+          platform.config.push,
+        );
+        return createGateway({ ...platform, channels, oauth, draining: { value: false }, push }).app.routes;
       },
       async stop() {
         await running.stop();
