@@ -74,17 +74,18 @@ export function pushMessagesAfter(sql: Queryable, query: PushQuery): Promise<Sto
 }
 
 /**
- * Makes the user's clock row when the user has none, waiting for a first store of theirs still
- * in flight (the key's conflict waits for its commit).
+ * Makes the user's clock row when they have none; when a first store of theirs is in flight, its
+ * key check waits for that store to end.
  */
 export async function ensurePushClock(tx: Queryable, userId: string): Promise<void> {
   await tx`insert into push_clocks (user_id, last_time) values (${userId}, 0) on conflict do nothing`;
 }
 
 /**
- * The user's clock, after every store of theirs in flight has committed (the share lock waits for
- * its row lock), and the database's now: every later message of the user gets a time above both
- * `lastTime` and `now - 1`.
+ * The user's clock (made by `ensurePushClock`) once every store of theirs in flight has committed:
+ * the share lock waits for a store's row lock, and a store that starts later waits for this one.
+ * With the database's now: every later message of the user gets a time above both `lastTime` and
+ * `now - 1`.
  */
 export async function settledPushClock(
   tx: Queryable,
