@@ -9,6 +9,7 @@ import { gatewayBench } from "./cases/gateway-throughput.ts";
 import { mixedLoadBench } from "./cases/mixed-load.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
 import { oauthBench } from "./cases/oauth-throughput.ts";
+import { pushBench } from "./cases/push-held-polls.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
 import { startBench } from "./cases/start-time.ts";
 import { workflowListsBench } from "./cases/workflow-lists.ts";
@@ -29,6 +30,7 @@ const CASES: BenchCase[] = [
   startBench,
   workflowBench,
   workflowListsBench,
+  pushBench,
 ];
 
 const wanted = process.argv.slice(2);
