@@ -16,6 +16,7 @@ COPY runtime ./runtime
 COPY identity ./identity
 COPY directory ./directory
 COPY notifications ./notifications
+COPY push ./push
 COPY seals ./seals
 COPY files ./files
 COPY exports ./exports

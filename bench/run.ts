@@ -10,6 +10,7 @@ import { mixedLoadBench } from "./cases/mixed-load.ts";
 import { notificationBench } from "./cases/notification-throughput.ts";
 import { oauthBench } from "./cases/oauth-throughput.ts";
 import { outboxRelayBench } from "./cases/outbox-relay.ts";
+import { pushBench } from "./cases/push-held-polls.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
 import { startBench } from "./cases/start-time.ts";
 import { workflowListsBench } from "./cases/workflow-lists.ts";
@@ -31,6 +32,7 @@ const CASES: BenchCase[] = [
   workflowBench,
   workflowListsBench,
   outboxRelayBench,
+  pushBench,
 ];
 
 const wanted = process.argv.slice(2);

@@ -7,12 +7,14 @@ import { bootstrapEntries } from "../gateway/bootstrap-sections.ts";
 import { unreadGatewayServices } from "../gateway/gateway-services.ts";
 import { type HttpServer, listen } from "../gateway/http-server.ts";
 import { LiveChannels } from "../notifications/live-channels.ts";
+import { startPushRetention } from "../push/push-retention.ts";
+import type { PushWaiters } from "../push/push-waiters.ts";
 import type { Config } from "../runtime/config.ts";
 import type { EmbeddedPostgres } from "../runtime/embedded-postgres.ts";
 import { type MetricsServer, startMetricsServer } from "../runtime/metrics-server.ts";
 import { warmUpNextTick } from "../runtime/next-tick-warm-up.ts";
 import { connectPlatform, type Platform } from "../runtime/platform.ts";
-import { observeBroker } from "../runtime/platform-metrics.ts";
+import { observeBroker, observePushSubscriptions } from "../runtime/platform-metrics.ts";
 import { readiness } from "../runtime/readiness.ts";
 import type { JobParts } from "../workers/job-parts.ts";
 import { jobsForQueues } from "../workers/job-runner.ts";
@@ -24,6 +26,8 @@ export interface RunningProcess {
   /** The notification channels as configured now. */
   channels: LiveChannels;
   http: HttpServer | undefined;
+  /** The push subscriptions a gateway holds. */
+  push: PushWaiters | undefined;
   consumers: Consumer[];
   /** Stops accepting work, drains requests and jobs in flight, then closes the connections. */
   stop(): Promise<void>;
@@ -66,10 +70,13 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
   const channels = new LiveChannels(db.sql, log);
   const services = parts.serveHttp ? unreadGatewayServices(platform, channels) : undefined;
   const gateway = services && createGateway({ ...platform, ...services.services, draining });
+  const push = services?.services.push;
+  if (push) observePushSubscriptions(() => push.size);
   await ready();
   let http: HttpServer | undefined;
   let metricsServer: MetricsServer | undefined;
   let jobs: JobParts | undefined;
+  let stopPushRetention: (() => void) | undefined;
   const { catalogue } = platform.jobs;
   try {
     await Promise.all([channels.read(db.changes), services?.read()]);
@@ -104,13 +111,27 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
         log,
       );
     }
-    if (gateway) {
+    if (gateway && push) {
+      // Listening before serving: a poll held from the first request hears every notice.
+      await push.start();
+      // Here rather than in a worker: a deployment always runs a gateway, not always a given worker.
+      stopPushRetention = startPushRetention(
+        db.sql,
+        {
+          maxAgeMs: config.push.retentionSeconds * 1000,
+          keepPerUser: config.push.maxPerUser,
+          intervalMs: config.push.pruneIntervalMs,
+        },
+        log,
+      );
       http = await listen(gateway, config.http);
       const base = `http://${config.http.host === "0.0.0.0" ? "localhost" : config.http.host}:${http.port}`;
       log.info({ url: base, docs: `${base}/docs`, database: db.kind, broker: broker.kind }, "serving");
     }
   } catch (error) {
     await metricsServer?.close();
+    stopPushRetention?.();
+    await push?.stop();
     jobs?.stopPeriodicTasks();
     await jobs?.stop(0);
     await broker.close();
@@ -121,12 +142,17 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     platform,
     channels,
     http,
+    push,
     consumers: jobs?.consumers ?? [],
     async stop() {
       draining.value = true;
       jobs?.stopPeriodicTasks();
+      stopPushRetention?.();
+      // Held polls answer at once (empty) and streams end, so they do not hold the drain open.
+      push?.drain();
       const drainMs = config.shutdownTimeoutMs;
       await http?.close(drainMs);
+      await push?.stop();
       await jobs?.stop(drainMs);
       await broker.close();
       await db.close();

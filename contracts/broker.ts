@@ -73,6 +73,12 @@ export interface QueueStats {
   consumers: number;
 }
 
+/** Called with each notice broadcast on a topic a process listens to. */
+export type NoticeHandler = (notice: unknown) => void;
+
+/** Stops a listener: no notice reaches its handler once it resolves. */
+export type StopListening = () => Promise<void>;
+
 /** Reply of a request/reply call as carried on the wire. */
 export type ReplyEnvelope = { ok: true; value: unknown } | { ok: false; error: string; code?: ErrorCode };
 
@@ -98,6 +104,19 @@ export interface Broker {
   purgeDeadLetters(queue: string): Promise<number>;
   /** Depth and consumers of every declared queue. */
   queueStats(): Promise<QueueStats[]>;
+  /**
+   * Tells every process listening on `topic` (this one too) a small notice: at most once, never
+   * stored, lost when a listener is disconnected. For hints whose facts live in Postgres (a push
+   * message was stored): a listener that misses one reads the facts again, never the notice.
+   * Resolves once the broker has taken it; fails fast when unreachable.
+   */
+  broadcast(topic: string, notice: unknown): Promise<void>;
+  /**
+   * Calls `handler` with every notice broadcast on `topic` from now on, by any process; a
+   * reconnect listens again (what was broadcast while disconnected is lost). Resolves once
+   * listening, with the function that stops it.
+   */
+  listen(topic: string, handler: NoticeHandler): Promise<StopListening>;
   isConnected(): boolean;
   /** Stops consumers (draining up to `drainMs`), then closes the connection. */
   close(drainMs?: number): Promise<void>;

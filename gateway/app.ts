@@ -31,6 +31,8 @@ import { oauthMetadataRoutes, oauthRoutes } from "./routes/oauth-routes.ts";
 import { openApiDocumentRoute } from "./routes/openapi-document-route.ts";
 import { outboxAdminRoutes } from "./routes/outbox-admin-routes.ts";
 import { positionRoutes } from "./routes/position-routes.ts";
+import { pushMessageRoutes } from "./routes/push-message-routes.ts";
+import { pushSubscriptionRoutes } from "./routes/push-subscription-routes.ts";
 import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
@@ -60,7 +62,7 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
   );
 }
 
-/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists and items. */
+/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists, items and push. */
 function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
@@ -76,6 +78,7 @@ function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   api.route("/", workflowTaskRoutes(deps, workflow, mode));
   api.route("/", entrustRoutes(deps, mode));
   api.route("/", thingRoutes(deps, mode));
+  api.route("/", pushMessageRoutes(deps, mode));
   api.route("/", workflowAppRoutes(deps, mode));
   api.route("/", workflowInboxRoutes(deps, workflow, mode));
   api.route("/", workflowListRoutes(deps, workflow, mode));
@@ -140,6 +143,9 @@ export function createGateway(deps: GatewayDeps) {
   // Every /apis path answers in spec 001's envelope, an unknown one (or one `..` took out of a mode) too.
   app.use("/apis/*", surface("workflow"));
   for (const mode of WORKFLOW_DATA_MODES) mountStoring(mode.base, workflowApi(deps, mode));
+  // Spec 001's push subscriptions, at {workflow_base_url}/message, in its envelope.
+  app.use("/message/*", surface("workflow"));
+  mountStoring("/message", pushSubscriptionRoutes(deps));
   const notifications = notificationRoutes(deps);
   mountStoring("/v1/notification", notifications.send);
   mountStoring("/notification", notifications.status);

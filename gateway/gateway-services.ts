@@ -1,6 +1,7 @@
 import type { DownloadDeps } from "../files/download-access.ts";
 import { FileTokenGuard } from "../files/file-token-guard.ts";
 import type { LiveChannels } from "../notifications/live-channels.ts";
+import { configuredPushWaiters, type PushWaiters } from "../push/push-waiters.ts";
 import type { Platform } from "../runtime/platform.ts";
 import { SealCache } from "../seals/seal-cache.ts";
 import { StartableApps } from "../workflow/startable-apps.ts";
@@ -22,6 +23,8 @@ export interface GatewayServices {
   startableApps: StartableApps;
   /** What the file service's download checks need; one guard counts wrong file tokens. */
   downloads: DownloadDeps;
+  /** The push subscriptions this gateway holds (started and stopped by the process). */
+  push: PushWaiters;
 }
 
 /**
@@ -33,7 +36,7 @@ export function unreadGatewayServices(
   platform: Platform,
   channels: LiveChannels,
 ): { services: GatewayServices; read(): Promise<void> } {
-  const { db, config } = platform;
+  const { db, config, broker, log } = platform;
   const oauth = unreadOAuthServices(platform);
   const { files } = config;
   return {
@@ -48,6 +51,7 @@ export function unreadGatewayServices(
         accessTokens: oauth.services.accessTokens,
         guard: new FileTokenGuard(db.sql, files.tokenMaxFailures, files.tokenLockoutSeconds),
       },
+      push: configuredPushWaiters(db.sql, broker, log, config.push),
     },
     read: oauth.read,
   };

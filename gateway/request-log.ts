@@ -12,6 +12,8 @@ const REQUEST_ID_NAME = REQUEST_ID_HEADER.toLowerCase();
 const ACCEPTABLE_ID = /^[\w\-=.:]{1,128}$/;
 /** Requests slower than this are logged as warnings whatever their status. */
 const SLOW_REQUEST_MS = 1000;
+/** Requests held on purpose (push subscriptions wait for messages): never slow. */
+const HELD_PATHS: ReadonlySet<string> = new Set(["/message/sub", "/message/stream"]);
 /** Methods counted under their own name; anything else is one series, so callers cannot grow them. */
 const COUNTED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -165,7 +167,7 @@ function recordAnswer(
   const level =
     status >= 500 && status !== 503
       ? "error"
-      : status === 503 || ms > SLOW_REQUEST_MS
+      : status === 503 || (ms > SLOW_REQUEST_MS && !HELD_PATHS.has(new URL(request.url).pathname))
         ? "warn"
         : status >= 400
           ? "info"

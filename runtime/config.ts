@@ -94,6 +94,24 @@ export const ENVIRONMENT = {
     /** A delivery task still pending after this long has lost its job (its publish never happened). */
     NOTIFY_PENDING_AGE_SECONDS: integer(1, 86_400).default(30),
   },
+  push: {
+    /** How long a push subscription (`/message/sub`) is held when nothing is there for it. */
+    PUSH_HOLD_MS: integer(100, 120_000).default(25_000),
+    /** Held polls and streams one gateway holds at once; more are refused with 503. */
+    PUSH_MAX_HELD: integer(1, 1_000_000).default(20_000),
+    /** Held polls and streams of one user on one gateway; more are refused with 429. */
+    PUSH_MAX_HELD_PER_USER: integer(1, 1000).default(8),
+    /** How often a push stream (`/message/stream`) sends a comment, so proxies keep it open. */
+    PUSH_STREAM_HEARTBEAT_MS: integer(100, 300_000).default(15_000),
+    /** The longest a push stream stays open (less when its token expires sooner); the client reconnects. */
+    PUSH_STREAM_MAX_MS: integer(1000, 86_400_000).default(3_600_000),
+    /** How long push messages are kept. */
+    PUSH_RETENTION_SECONDS: integer(60, 31_536_000).default(7 * 86_400),
+    /** How many push messages each user keeps at most, their newest. */
+    PUSH_MAX_PER_USER: integer(1, 1_000_000).default(1000),
+    /** How often each gateway deletes push messages past their age or count. */
+    PUSH_PRUNE_INTERVAL_MS: integer(100, 86_400_000).default(60_000),
+  },
   files: {
     /** Where uploads and results live; a volume shared by the gateway and the workers when distributed. */
     FILES_DIR: z.string().min(1).optional(),
@@ -174,6 +192,7 @@ const environmentSchema = z.object({
   ...ENVIRONMENT.operations,
   ...ENVIRONMENT.oauth,
   ...ENVIRONMENT.notify,
+  ...ENVIRONMENT.push,
   ...ENVIRONMENT.files,
   ...ENVIRONMENT.sign,
   ...ENVIRONMENT.export,
@@ -269,6 +288,16 @@ export interface Config {
     sendTimeoutMs: number;
     sweepIntervalMs: number;
     pendingAgeSeconds: number;
+  };
+  push: {
+    holdMs: number;
+    maxHeld: number;
+    maxHeldPerUser: number;
+    streamHeartbeatMs: number;
+    streamMaxMs: number;
+    retentionSeconds: number;
+    maxPerUser: number;
+    pruneIntervalMs: number;
   };
 }
 
@@ -383,6 +412,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,
       sweepIntervalMs: e.NOTIFY_SWEEP_INTERVAL_MS,
       pendingAgeSeconds: e.NOTIFY_PENDING_AGE_SECONDS,
+    },
+    push: {
+      holdMs: e.PUSH_HOLD_MS,
+      maxHeld: e.PUSH_MAX_HELD,
+      maxHeldPerUser: e.PUSH_MAX_HELD_PER_USER,
+      streamHeartbeatMs: e.PUSH_STREAM_HEARTBEAT_MS,
+      streamMaxMs: e.PUSH_STREAM_MAX_MS,
+      retentionSeconds: e.PUSH_RETENTION_SECONDS,
+      maxPerUser: e.PUSH_MAX_PER_USER,
+      pruneIntervalMs: e.PUSH_PRUNE_INTERVAL_MS,
     },
   };
 }

@@ -82,6 +82,18 @@ metrics.register(
 );
 
 /** Queue depths and the broker connection, read from the broker this process uses. */
+/** Push subscriptions a gateway holds: polls waiting for a message and open streams. */
+export function observePushSubscriptions(held: () => number): void {
+  metrics.replace(
+    new Gauge(
+      "push_subscriptions_held",
+      "Push subscriptions this gateway holds: polls waiting for a message, and open streams.",
+      [],
+      () => [[[], held()]],
+    ),
+  );
+}
+
 export function observeBroker(broker: Broker): void {
   metrics.replace(
     new Gauge("broker_connected", "1 while the message broker is connected.", [], () => [

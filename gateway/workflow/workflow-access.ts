@@ -23,16 +23,18 @@ function bearerToken(header: string | undefined): string | undefined {
 
 /**
  * The token check of a workflow operation. `scope` is the plain scope: a user token needs it, a sys
- * token its `sys_` form (a scope that is `sys_` already is needed as it is). Password-grant tokens
- * are refused: spec 001 does not support that grant, although the token endpoint serves spec 000's.
+ * token its `sys_` form (a scope that is `sys_` already is needed as it is); `null` for an
+ * operation spec 001 gives no scope (push subscriptions), which any token of the right kind passes.
+ * Password-grant tokens are refused: spec 001 does not support that grant, although the token
+ * endpoint serves spec 000's.
  */
 export function workflowToken(
   deps: GatewayUses<"oauth">,
-  scope: string,
+  scope: string | null,
   kinds: TokenKinds,
   taskLinks?: TaskLinkRule,
 ): MiddlewareHandler<GatewayEnv> {
-  const plain = scope.replace(/^sys_/, "");
+  const plain = scope?.replace(/^sys_/, "") ?? "";
   return async function workflowToken(c, next) {
     const token = c.req.query("access_token") || bearerToken(c.req.header("authorization"));
     if (!token) throw missingToken();
@@ -55,7 +57,7 @@ export function workflowToken(
       throw localizedError(ErrorCode.PermissionDenied, kinds === "user" ? "needsUserToken" : "needsSysToken");
     }
     const needed = claims.kind === "sys" ? `sys_${plain}` : plain;
-    if (!claims.scopes.includes(needed)) {
+    if (scope !== null && !claims.scopes.includes(needed)) {
       throw localizedError(
         ErrorCode.PermissionDenied,
         "missingScope",

@@ -35,6 +35,11 @@ export interface WorkflowOperation<
   headers?: Headers;
   /** What `entities` holds, for the document. */
   entity: z.ZodType;
+  /**
+   * The answer's schema when it is not `Response<entity>` (spec 001's push answers its own
+   * MessageResult); the handler then answers with a response of its own.
+   */
+  answer?: z.ZodType;
   /** Whether a task link (3.2's secure URL) opens this request; without it, links are refused. */
   opensWithTaskLink?: (c: Context<GatewayEnv>, link: TaskLink) => boolean;
   entityName: string;
@@ -88,7 +93,8 @@ function operationSchemas(operation: WorkflowOperation<z.ZodObject, z.ZodObject>
     schemas = {
       parameterSchema,
       documented: documentedParameters(parameterSchema, `${operation.operationId}Parameters`),
-      response: workflowResponseSchema(operation.entity, `${operation.operationId}Response`),
+      response:
+        operation.answer ?? workflowResponseSchema(operation.entity, `${operation.operationId}Response`),
     };
     schemasByOperation.set(key, schemas);
   }
@@ -132,7 +138,7 @@ export function workflowOperation<
     },
     responses: {
       200: {
-        description: `Response<${operation.entityName}>`,
+        description: operation.answer ? operation.entityName : `Response<${operation.entityName}>`,
         content: {
           "application/json": { schema: response },
         },

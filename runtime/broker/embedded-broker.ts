@@ -5,10 +5,12 @@ import type {
   Consumer,
   DeadLetter,
   MessageHandler,
+  NoticeHandler,
   PublishOptions,
   QueueDefinition,
   QueueStats,
   ReplyEnvelope,
+  StopListening,
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
@@ -46,6 +48,7 @@ export class EmbeddedBroker implements Broker {
   readonly kind = "embedded";
   private readonly queues = new Map<string, EmbeddedQueue>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly listeners = new Map<string, Set<NoticeHandler>>();
   private closed = false;
 
   constructor(private readonly log: Logger) {}
@@ -111,6 +114,34 @@ export class EmbeddedBroker implements Broker {
     return consumer;
   }
 
+  async broadcast(topic: string, notice: unknown): Promise<void> {
+    if (this.closed) throw new PlatformError(ErrorCode.Unavailable, "message broker unavailable: closed");
+    const body = JSON.stringify(notice);
+    // Each listener on a later turn of the event loop, with its own copy, as over a real broker: a
+    // broadcaster never runs its listeners inside its own call.
+    for (const handler of this.listeners.get(topic) ?? []) {
+      setImmediate(() => {
+        if (this.closed || !this.listeners.get(topic)?.has(handler)) return;
+        try {
+          handler(JSON.parse(body));
+        } catch (error) {
+          this.log.warn({ err: (error as Error).message, topic }, "notice listener failed");
+        }
+      });
+    }
+  }
+
+  async listen(topic: string, handler: NoticeHandler): Promise<StopListening> {
+    const handlers = this.listeners.get(topic) ?? new Set<NoticeHandler>();
+    this.listeners.set(topic, handlers);
+    // Its own entry, so one handler listening twice is stopped once per listen.
+    const own: NoticeHandler = (notice) => handler(notice);
+    handlers.add(own);
+    return async () => {
+      handlers.delete(own);
+    };
+  }
+
   async takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
     return this.queueOf(queue).dead.splice(0, limit);
   }
@@ -150,6 +181,7 @@ export class EmbeddedBroker implements Broker {
     const consumers = [...this.queues.values()].flatMap((queue) => queue.consumers);
     await Promise.all(consumers.map((consumer) => consumer.stop(drainMs)));
     this.closed = true;
+    this.listeners.clear();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }

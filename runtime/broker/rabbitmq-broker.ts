@@ -14,16 +14,25 @@ import {
   type DeadLetter,
   MAX_DEAD_LETTERS_HELD,
   type MessageHandler,
+  type NoticeHandler,
   type PublishOptions,
   type QueueDefinition,
   type QueueStats,
   type ReplyEnvelope,
+  type StopListening,
 } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import type { Logger } from "../logger.ts";
 import { jobsHandled } from "../platform-metrics.ts";
 import { maxAttempts, RunningHandlers, replyFor } from "./delivery.ts";
-import { deadQueueName, declarationsFor, JOBS_EXCHANGE, retryQueueName } from "./topology.ts";
+import {
+  deadQueueName,
+  declarationsFor,
+  JOBS_EXCHANGE,
+  NOTICE_QUEUE_ARGUMENTS,
+  NOTICES_EXCHANGE,
+  retryQueueName,
+} from "./topology.ts";
 
 const DIRECT_REPLY_TO = "amq.rabbitmq.reply-to";
 const ATTEMPT_HEADER = "x-attempt";
@@ -67,6 +76,7 @@ export class RabbitMqBroker implements Broker {
   private replyChannel: Channel | undefined;
   private readonly definitions = new Map<string, QueueDefinition>();
   private readonly consumers = new Set<RabbitConsumer>();
+  private readonly listeners = new Set<RabbitListener>();
   private readonly pendingReplies = new Map<string, PendingReply>();
   private readonly returned = new Set<string>();
   private connecting: Promise<void> | undefined;
@@ -154,6 +164,21 @@ export class RabbitMqBroker implements Broker {
     this.consumers.add(consumer);
     if (this.connection) await consumer.attach(this.connection);
     return consumer;
+  }
+
+  async broadcast(topic: string, notice: unknown): Promise<void> {
+    // Not mandatory: a topic nobody listens to is not a failure.
+    await this.confirmedPublish(NOTICES_EXCHANGE, topic, encode(notice), { messageId: randomUUID() });
+  }
+
+  async listen(topic: string, handler: NoticeHandler): Promise<StopListening> {
+    const listener = new RabbitListener(topic, handler, this.log.child({ topic }));
+    this.listeners.add(listener);
+    if (this.connection) await listener.attach(this.connection);
+    return async () => {
+      this.listeners.delete(listener);
+      await listener.stop();
+    };
   }
 
   async takeDeadLetters(queue: string, limit: number): Promise<DeadLetter[]> {
@@ -253,6 +278,7 @@ export class RabbitMqBroker implements Broker {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     await Promise.all([...this.consumers].map((consumer) => consumer.stop(drainMs)));
+    this.listeners.clear();
     this.failPendingReplies(unavailable("closing"));
     const connection = this.connection;
     this.dropConnection();
@@ -322,6 +348,8 @@ export class RabbitMqBroker implements Broker {
       });
       this.connection = connection;
       for (const consumer of this.consumers) await consumer.attach(connection);
+      // A listener's queue went with the old connection: each gets a new one.
+      for (const listener of this.listeners) await listener.attach(connection);
       this.publishChannel = publishChannel;
       this.replyChannel = replyChannel;
       if (this.reconnectAttempt > 0) this.log.info({ attempts: this.reconnectAttempt }, "broker reconnected");
@@ -348,6 +376,7 @@ export class RabbitMqBroker implements Broker {
     this.publishChannel = undefined;
     this.replyChannel = undefined;
     for (const consumer of this.consumers) consumer.detach();
+    for (const listener of this.listeners) listener.detach();
   }
 
   private scheduleReconnect(): void {
@@ -368,6 +397,7 @@ export class RabbitMqBroker implements Broker {
   ): Promise<void> {
     const ch = channel ?? (await connection.createChannel());
     await ch.assertExchange(JOBS_EXCHANGE, "direct", { durable: true });
+    await ch.assertExchange(NOTICES_EXCHANGE, "topic", { durable: true });
     for (const definition of queues) {
       for (const declaration of declarationsFor(definition)) {
         await ch.assertQueue(declaration.name, { durable: true, arguments: declaration.arguments });
@@ -470,6 +500,60 @@ function deadLetterReason(headers: Record<string, unknown>): string {
     return `dead-lettered by the broker: ${String((deaths[0] as { reason?: unknown }).reason)}`;
   }
   return "dead-lettered by the broker";
+}
+
+/**
+ * One listener on its own channel: a server-named queue, exclusive to the connection (deleted with
+ * it), bound to the notices exchange by its topic, consumed without acknowledgements.
+ */
+class RabbitListener {
+  private channel: Channel | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly topic: string,
+    private readonly handler: NoticeHandler,
+    private readonly log: Logger,
+  ) {}
+
+  async attach(connection: ChannelModel): Promise<void> {
+    if (this.stopped) return;
+    const channel = await connection.createChannel();
+    channel.on("error", (error: Error) => this.log.warn({ err: error.message }, "listener channel error"));
+    await channel.assertExchange(NOTICES_EXCHANGE, "topic", { durable: true });
+    const { queue } = await channel.assertQueue("", {
+      exclusive: true,
+      autoDelete: true,
+      durable: false,
+      arguments: NOTICE_QUEUE_ARGUMENTS,
+    });
+    await channel.bindQueue(queue, NOTICES_EXCHANGE, this.topic);
+    await channel.consume(queue, (message) => message && this.deliver(message), { noAck: true });
+    // Stopped while it was being attached: nothing else would close this channel.
+    if (this.stopped) await channel.close().catch(() => {});
+    else this.channel = channel;
+  }
+
+  detach(): void {
+    this.channel = undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const channel = this.channel;
+    this.detach();
+    // Closing the channel deletes the queue (auto-delete: its only consumer is gone).
+    await channel?.close().catch(() => {});
+  }
+
+  private deliver(message: ConsumeMessage): void {
+    if (this.stopped) return;
+    try {
+      this.handler(JSON.parse(message.content.toString()));
+    } catch (error) {
+      this.log.warn({ err: (error as Error).message }, "notice listener failed");
+    }
+  }
 }
 
 /** One consumer on its own channel, with prefetch equal to its concurrency. */

@@ -4,6 +4,19 @@ import { REDELIVERY_LIMIT } from "./delivery.ts";
 /** The one durable direct exchange every job is published to, routed by queue name. */
 export const JOBS_EXCHANGE = "jobs";
 
+/**
+ * The exchange notices are broadcast on, routed by topic: each listening process binds a queue of
+ * its own (exclusive, deleted with its connection) with the topic as its key.
+ */
+export const NOTICES_EXCHANGE = "notices";
+
+/**
+ * A listener's queue: a listener that falls behind loses its oldest notices rather than holding
+ * memory on the broker, and a notice older than a minute is dropped; notices are hints whose facts
+ * live in Postgres.
+ */
+export const NOTICE_QUEUE_ARGUMENTS = { "x-max-length": 10_000, "x-message-ttl": 60_000 };
+
 /** Named by its delay, so changing a queue's retry policy declares new retry queues instead of clashing. */
 export function retryQueueName(queue: string, delayMs: number): string {
   return `${queue}.retry.${delayMs}ms`;

@@ -257,6 +257,33 @@ for (const subject of subjects) {
       assert.equal(finished.length, 2);
     });
 
+    it("broadcasts a notice to every listener of its topic, and to none of another or stopped", async () => {
+      const topic = `test.${runId}.${subject.name}.notices`;
+      const heard: Record<string, unknown[]> = { first: [], second: [], other: [] };
+      const stopFirst = await broker.listen(topic, (notice) => heard.first!.push(notice));
+      const stopSecond = await broker.listen(topic, (notice) => heard.second!.push(notice));
+      const stopOther = await broker.listen(`${topic}.other`, (notice) => heard.other!.push(notice));
+      try {
+        await broker.broadcast(topic, { user: "u-1", time: 1 });
+        await waitFor(() => heard.first!.length === 1 && heard.second!.length === 1, 5000, "both listeners");
+        assert.deepEqual(heard.first, [{ user: "u-1", time: 1 }]);
+        assert.deepEqual(heard.second, [{ user: "u-1", time: 1 }]);
+        await stopFirst();
+        await broker.broadcast(`${topic}.other`, { other: true });
+        await broker.broadcast(topic, { user: "u-1", time: 2 });
+        await waitFor(
+          () => heard.second!.length === 2 && heard.other!.length === 1,
+          5000,
+          "the second notice",
+        );
+        assert.equal(heard.first!.length, 1, "a stopped listener hears nothing more");
+        assert.deepEqual(heard.other, [{ other: true }], "another topic's listener hears only its own");
+      } finally {
+        await stopSecond();
+        await stopOther();
+      }
+    });
+
     it("answers a request with the handler's reply", async () => {
       const q = queue();
       await broker.declare([q]);
@@ -321,6 +348,36 @@ describe("broker contract: rabbitmq connection faults", {
       assert.deepEqual(seen[1]!.message, { n: 2 });
     } finally {
       await broker.close();
+    }
+  });
+
+  it("broadcasts to listeners of every connection, and listens again after a reconnect", async () => {
+    const connectionName = `test-${runId}-notices`;
+    const topic = `test.${runId}.reconnect.notices`;
+    const listening = await RabbitMqBroker.start({ url: services!.amqpUrl, connectionName }, silentLogger);
+    const speaking = await RabbitMqBroker.start({ url: services!.amqpUrl }, silentLogger);
+    try {
+      const heard: unknown[] = [];
+      await listening.listen(topic, (notice) => heard.push(notice));
+      await speaking.broadcast(topic, { n: 1 });
+      await waitFor(() => heard.length === 1, 5000, "the notice of another connection");
+
+      await closeRabbitConnection(connectionName);
+      await waitFor(() => !listening.isConnected(), 5000);
+      await listening.waitUntilConnected(10_000);
+      // The new queue is bound once the listener is attached again, just after the reconnect.
+      await waitFor(
+        async () => {
+          await speaking.broadcast(topic, { n: 2 });
+          return heard.some((notice) => (notice as { n: number }).n === 2);
+        },
+        5000,
+        "a notice after the reconnect",
+      );
+      assert.deepEqual(heard[0], { n: 1 });
+    } finally {
+      await listening.close();
+      await speaking.close();
     }
   });
 

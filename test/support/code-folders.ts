@@ -21,6 +21,7 @@ export const CAPABILITIES = [
   "directory",
   "files",
   "notifications",
+  "push",
   "seals",
   "exports",
   "workflow",

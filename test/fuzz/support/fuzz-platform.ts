@@ -168,6 +168,9 @@ export async function startFuzzPlatform(env: Record<string, string> = {}): Promi
       SIGN_TIMEOUT_MS: "15000",
       EXPORT_TIMEOUT_MS: "15000",
       NOTIFY_RETRY_DELAYS_MS: "1000",
+      // A subscription the fuzzer opens is answered (or its stream ended) within a second.
+      PUSH_HOLD_MS: "100",
+      PUSH_STREAM_MAX_MS: "1000",
       ...env,
     });
     const { url } = platform;
