@@ -14,7 +14,15 @@ export type Resolve = (hostname: string) => Promise<ResolvedAddress[]>;
 export const systemResolve: Resolve = (hostname) => systemLookup(hostname, { all: true, verbatim: true });
 
 /** Why a URL given by a caller may not be reached: for the log, never for the caller's answer. */
-export class UnreachableAddress extends Error {}
+export class UnreachableAddress extends Error {
+  constructor(
+    message: string,
+    /** Refused for what it is (an internal address not allowed), not for a failure that may pass. */
+    readonly refused: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The address to connect to for `url` when the platform fetches or posts to a URL a caller chose:
@@ -33,20 +41,21 @@ export async function reachableAddress(
   if (literal) {
     const address = url.hostname.replace(/^\[|\]$/g, "");
     if (isInternalAddress(address) && !mayReachInternal(address))
-      throw new UnreachableAddress(`${address} is an internal address ${refusal}`);
+      throw new UnreachableAddress(`${address} is an internal address ${refusal}`, true);
     return { address, family: literal.family };
   }
   let addresses: ResolvedAddress[];
   try {
     addresses = await resolve(url.hostname);
   } catch (error) {
-    throw new UnreachableAddress(`${url.hostname} does not resolve: ${(error as Error).message}`);
+    throw new UnreachableAddress(`${url.hostname} does not resolve: ${(error as Error).message}`, false);
   }
-  if (addresses.length === 0) throw new UnreachableAddress(`${url.hostname} has no address`);
+  if (addresses.length === 0) throw new UnreachableAddress(`${url.hostname} has no address`, false);
   const internal = addresses.find(({ address }) => isInternalAddress(address) && !mayReachInternal(address));
   if (internal) {
     throw new UnreachableAddress(
       `${url.hostname} resolves to ${internal.address}, an internal address ${refusal}`,
+      true,
     );
   }
   return addresses[0]!;

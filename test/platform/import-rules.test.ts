@@ -34,8 +34,11 @@ const FORBIDDEN_PACKAGES: Record<string, RegExp> = Object.fromEntries(
   CAPABILITIES.map((capability) => [capability, /^(hono|@hono\/)/]),
 );
 
-/** A capability's statements: only its own folder's files import them. */
-const isStore = (file: string) => /^[a-z]+\/[^/]+-store\.ts$/.test(file);
+/**
+ * A capability's statements, in its folder or a folder within it (workflow/messenger/): only its
+ * own folder's files import them.
+ */
+const isStore = (file: string) => /^[a-z]+\/(?:[a-z-]+\/)?[^/]+-store\.ts$/.test(file);
 
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
@@ -135,6 +138,7 @@ describe("import rules", () => {
       }
     }
     assert.ok(isStore("notifications/delivery-task-store.ts"), "the store modules are recognized");
+    assert.ok(isStore("workflow/messenger/callback-store.ts"), "and those of a capability's sub-folder");
     assert.deepEqual(found, []);
   });
 

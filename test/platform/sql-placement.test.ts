@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
  * function per statement. Everything else calls them.
  */
 const STORE_MODULES: readonly RegExp[] = [
-  /^[a-z]+\/[^/]+-store\.ts$/,
+  /^[a-z]+\/(?:[a-z-]+\/)?[^/]+-store\.ts$/,
   /^runtime\/migrations\.ts$/,
   /^runtime\/database\.ts$/,
   /^workflow\/result-writer\.ts$/,
