@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import {
   MESSENGER_EVENT_TYPES,
   type MessengerEventType,
@@ -24,7 +26,11 @@ import {
 } from "../../workflow/messenger/callback-admin.ts";
 import { CallbackPoster } from "../../workflow/messenger/callback-delivery.ts";
 import { callbackTypeOf } from "../../workflow/messenger/callback-events.ts";
-import { CallbackSecrets } from "../../workflow/messenger/callback-secrets.ts";
+import {
+  CALLBACK_KEY_FILE,
+  CallbackKeyMismatch,
+  CallbackSecrets,
+} from "../../workflow/messenger/callback-secrets.ts";
 import {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
@@ -33,7 +39,7 @@ import {
 import { handleTask, startProcess } from "../../workflow/process-commands.ts";
 import { CallbackReceiver } from "../support/callback-receiver.ts";
 import { TestRelay } from "../support/callback-relay.ts";
-import { migratedDatabase, testModes } from "../support/platform.ts";
+import { migratedDatabase, tempDir, testModes } from "../support/platform.ts";
 import { after, afterEach, before, describe, it } from "../support/skippable-suites.ts";
 import { silentLogger, waitFor } from "../support/wait.ts";
 
@@ -350,6 +356,33 @@ for (const mode of await testModes()) {
         `127.0.0.1:${inside.port}`,
         `hooks.example.edu:${inside.port}`,
       ]);
+    });
+
+    it("keeps an app's secret encrypted under a key every process must share", async () => {
+      const app = await deploy("keyed", [{ on: "started", url: "https://hooks.example.edu/" }]);
+      const dir = await tempDir();
+      try {
+        const fromFile = new CallbackSecrets({ secretKey: undefined, dataDir: dir.path });
+        const secret = await rotateCallbackSecret(db.sql, fromFile, "example.edu", "keyed");
+        const [row] = await db.sql<{ ciphertext: Buffer; nonce: Buffer }[]>`
+          select ciphertext, nonce from workflow_callback_secrets where app_id = ${app.id}`;
+        assert.ok(!row!.ciphertext.toString("latin1").includes(secret), "not stored as it is");
+        assert.equal(row!.nonce.length, 12);
+        assert.equal((await stat(join(dir.path, CALLBACK_KEY_FILE))).mode & 0o777, 0o600);
+        const sameDirectory = new CallbackSecrets({ secretKey: undefined, dataDir: dir.path });
+        assert.equal(
+          await sameDirectory.secretFor(db.sql, app.id),
+          secret,
+          "a process on the same key reads it",
+        );
+        await assert.rejects(
+          secrets.secretFor(db.sql, app.id),
+          CallbackKeyMismatch,
+          "another key is named, not used",
+        );
+      } finally {
+        await dir.remove();
+      }
     });
 
     it("lets a slow receiver hold its own posts only: another receiver gets its callbacks meanwhile", async () => {
