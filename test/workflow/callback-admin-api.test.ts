@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { startableApp } from "../../workflow/app-store.ts";
 import {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   verifyCallback,
 } from "../../workflow/messenger/callback-signature.ts";
-import { startProcess } from "../../workflow/process-commands.ts";
 import { CallbackReceiver } from "../support/callback-receiver.ts";
-import { TestRelay } from "../support/callback-relay.ts";
+import { hooksWorkflow, startAndRelay } from "../support/callback-relay.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { waitFor } from "../support/wait.ts";
@@ -42,28 +40,7 @@ for (const mode of await testModes()) {
           { domain: "b.edu", name: "B College" },
         ],
         users: [{ tenant: "a.edu", account: "alice", name: "Alice" }],
-        workflows: [
-          {
-            tenant: "a.edu",
-            code: "hooks",
-            name: "Hooks",
-            versions: [
-              {
-                online: true,
-                definition: {
-                  graph: {
-                    nodes: [
-                      { kind: "start", code: "apply" },
-                      { kind: "end", code: "done" },
-                    ],
-                    edges: [{ from: "apply", to: "done" }],
-                  },
-                  events: [{ on: "started", url: `${receiver.url}/hooks` }],
-                },
-              },
-            ],
-          },
-        ],
+        workflows: [hooksWorkflow("a.edu", `${receiver.url}/hooks`)],
       });
       platform = await startTestPlatform({
         ...env,
@@ -89,25 +66,7 @@ for (const mode of await testModes()) {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
 
-    /** Starts a process of `hooks` for alice and hands its events to the callback subscriber. */
-    const startHooks = async () => {
-      const sql = platform!.running.platform.db.sql;
-      const [alice] = await sql<{ id: string; tenantId: string }[]>`
-        select id, tenant_id as "tenantId" from users where account = 'alice'`;
-      const app = (await startableApp(sql, alice!.tenantId, "hooks", false))!;
-      await sql.begin((tx) =>
-        startProcess(tx, {
-          tenantId: alice!.tenantId,
-          test: false,
-          app,
-          ownerId: alice!.id,
-          actualUserId: null,
-          data: {},
-          businessId: null,
-        }),
-      );
-      await new TestRelay(sql).run();
-    };
+    const startHooks = () => startAndRelay(platform!.running.platform.db.sql, "alice", "hooks");
 
     it("lists dead callbacks, shows their posts, replays them, and signs with the secret a rotation shows", async () => {
       const rotated = await admin("POST", "/a.edu/hooks/callback-secret");
