@@ -83,10 +83,12 @@ export async function claimDueDeliveries(sql: Queryable, limits: ClaimLimits): P
   if (limits.limit <= 0) return [];
   const hosts = [...limits.busy.keys()];
   const counts = hosts.map((host) => limits.busy.get(host)!);
+  // Hosts with every slot taken are left out of the scan, so their backlog cannot fill it.
+  const full = hosts.filter((host) => limits.busy.get(host)! >= limits.perHost);
   return sql<ClaimedDelivery[]>`
     with due as (
       select d.id, d.host, d.next_attempt_at from workflow_callback_deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= now()
+      where d.status = 'pending' and d.next_attempt_at <= now() and d.host <> all(${full}::text[])
         and not exists (
           select 1 from workflow_callback_deliveries e
           where e.status = 'pending' and e.process_id = d.process_id and e.url = d.url and e.event_id < d.event_id)
