@@ -215,6 +215,7 @@ try {
     ["feed", "/console/feeds?tenant=example.edu"],
     ["queues", "/console/queues"],
     ["dead-letters", "/console/queues/notify.app"],
+    ["callbacks", "/console/callbacks"],
   ] as const) {
     await open(path);
     await shoot(name);

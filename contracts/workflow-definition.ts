@@ -174,10 +174,26 @@ export const edgeSchema = z
   .strict();
 export type WorkflowEdge = z.infer<typeof edgeSchema>;
 
-/** A messenger callback: the platform posts the event to `url` when it happens. */
+/** What a messenger callback may be about: a process's life, and its tasks being created and handled. */
+export const MESSENGER_EVENT_TYPES = [
+  "started",
+  "ended",
+  "killed",
+  "suspended",
+  "resumed",
+  "compensate",
+  "taskCreated",
+  "taskHandled",
+] as const;
+export type MessengerEventType = (typeof MESSENGER_EVENT_TYPES)[number];
+
+/**
+ * A messenger callback: the platform posts the event to `url` when it happens, signed with the
+ * app's callback secret (docs/messenger-callbacks.md).
+ */
 export const messengerEventSchema = z
   .object({
-    on: z.enum(["started", "ended", "killed", "compensate", "taskCreated", "taskHandled"]),
+    on: z.enum(MESSENGER_EVENT_TYPES),
     url: z.url().max(2048),
     name: z.string().max(200).optional(),
   })

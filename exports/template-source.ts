@@ -1,19 +1,19 @@
-import { lookup as systemLookup } from "node:dns/promises";
-import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { readOpenFile } from "../files/stored-files.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { isInternalAddress, parseAddress } from "../runtime/internal-address.ts";
 import type { Logger } from "../runtime/logger.ts";
+import {
+  pinnedLookup,
+  type ResolvedAddress,
+  reachableAddress,
+  systemResolve,
+  UnreachableAddress,
+} from "../runtime/outbound-address.ts";
 import type { FileStorage } from "../runtime/storage/file-storage.ts";
 import { HostAllowlist } from "../runtime/template-hosts.ts";
 
-/** A resolved address of a name, as `dns.lookup` gives it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
+export type { ResolvedAddress } from "../runtime/outbound-address.ts";
 
 export interface TemplateSourceOptions {
   sql: Queryable;
@@ -35,8 +35,6 @@ export interface TemplateSourceOptions {
 
 /** Why a fetch failed, for the log: the caller's answer is the same whatever it was. */
 class FetchFailure extends Error {}
-
-const systemResolve = (hostname: string) => systemLookup(hostname, { all: true, verbatim: true });
 
 /**
  * Export templates by URI. A template URI is caller input, so it is fetched only from the hosts
@@ -85,43 +83,37 @@ export class TemplateSource {
       return await this.download(url, await this.checkedAddress(url));
     } catch (error) {
       this.options.log.warn(
-        { what, host: url.host, reason: error instanceof FetchFailure ? error.message : String(error) },
+        {
+          what,
+          host: url.host,
+          reason:
+            error instanceof FetchFailure || error instanceof UnreachableAddress
+              ? error.message
+              : String(error),
+        },
         "export source could not be fetched",
       );
       throw new PlatformError(ErrorCode.Unprocessable, `${what}: could not be fetched from ${url.host}`);
     }
   }
 
-  /** The address to connect to: the URL's own, or the name's, when every address it has may be reached. */
-  private async checkedAddress(url: URL): Promise<ResolvedAddress> {
-    const literal = parseAddress(url.hostname);
-    // An address in the URL matched an entry naming that address: it is listed itself.
-    if (literal) return { address: url.hostname.replace(/^\[|\]$/g, ""), family: literal.family };
-    let addresses: ResolvedAddress[];
-    try {
-      addresses = await this.resolve(url.hostname);
-    } catch (error) {
-      throw new FetchFailure(`${url.hostname} does not resolve: ${(error as Error).message}`);
-    }
-    if (addresses.length === 0) throw new FetchFailure(`${url.hostname} has no address`);
-    const internal = addresses.find(
-      ({ address }) => isInternalAddress(address) && !this.allowlist.listsAddress(address, url),
+  /**
+   * The address to connect to: the URL's own, or the name's, when every address it has may be
+   * reached. An address in the URL passed the allowlist only by an entry naming that address.
+   */
+  private checkedAddress(url: URL): Promise<ResolvedAddress> {
+    return reachableAddress(
+      url,
+      this.resolve,
+      (address) => this.allowlist.listsAddress(address, url),
+      "not listed itself in EXPORT_TEMPLATE_HOSTS",
     );
-    if (internal) {
-      throw new FetchFailure(
-        `${url.hostname} resolves to ${internal.address}, an internal address not listed itself in EXPORT_TEMPLATE_HOSTS`,
-      );
-    }
-    return addresses[0]!;
   }
 
   /** One request to `url`, its connection made to `pinned` whatever the name resolves to by then. */
   private async download(url: URL, pinned: ResolvedAddress): Promise<Buffer> {
     const undici = await import("undici");
-    const lookup: LookupFunction = (_hostname, options, callback) => {
-      if (options.all) callback(null, [pinned]);
-      else callback(null, pinned.address, pinned.family);
-    };
+    const lookup = pinnedLookup(pinned);
     const agent = new undici.Agent({
       headersTimeout: this.options.timeoutMs,
       bodyTimeout: this.options.timeoutMs,

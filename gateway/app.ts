@@ -17,6 +17,7 @@ import { adminReadRoutes } from "./routes/admin-read-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { bootstrapExportRoutes } from "./routes/bootstrap-export-routes.ts";
+import { callbackAdminRoutes } from "./routes/callback-admin-routes.ts";
 import { channelAdminRoutes } from "./routes/channel-admin-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
 import { entrustRoutes } from "./routes/entrust-routes.ts";
@@ -167,6 +168,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/workflows", outboxAdminRoutes(deps));
     admin.route("/workflows", workflowAdminRoutes(deps));
     admin.route("/workflows", workflowAdminReadRoutes(deps));
+    admin.route("/workflows", callbackAdminRoutes(deps));
     mountStoring("/admin", admin);
     mountStoring("/console", consoleRoutes(deps, deps.config.adminToken));
   } else {

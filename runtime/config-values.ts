@@ -62,3 +62,14 @@ export function timeZone() {
     }
   }, "an IANA time zone such as Asia/Shanghai");
 }
+
+/** 32 bytes as 64 hexadecimal digits or as base64 (`openssl rand -hex 32`, `openssl rand -base64 32`). */
+export function secretKey() {
+  const expected = "32 bytes as 64 hexadecimal digits or base64 (openssl rand -hex 32)";
+  return z
+    .string()
+    .refine((value) => /^[0-9a-f]{64}$/i.test(value) || /^[A-Za-z0-9+/_-]{43}=?$/.test(value), expected)
+    .transform((value) =>
+      /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, "hex") : Buffer.from(value, "base64"),
+    );
+}

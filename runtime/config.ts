@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_JSON_MAX_DEPTH } from "../contracts/json-nesting.ts";
-import { boolean, hostList, integer, milliseconds, timeZone, url } from "./config-values.ts";
+import { boolean, hostList, integer, milliseconds, secretKey, timeZone, url } from "./config-values.ts";
 
 /**
  * Connections per process: twice the cores and one more, at most 10 (HikariCP's pool-sizing rule).
@@ -24,6 +24,7 @@ const SECRET_VARIABLES = new Set([
   "METRICS_TOKEN",
   "SIGN_P12_PASSPHRASE",
   "FILES_S3_SECRET_ACCESS_KEY",
+  "CALLBACK_SECRET_KEY",
 ]);
 
 /**
@@ -179,6 +180,24 @@ export const ENVIRONMENT = {
     /** Outbox events every relay subscriber has accepted are deleted once this old. */
     WORKFLOW_EVENTS_RETAIN_SECONDS: integer(0, 315_360_000).default(604_800),
   },
+  callbacks: {
+    /** The key the apps' callback signing secrets are encrypted under; unset, one made in DATA_DIR. */
+    CALLBACK_SECRET_KEY: secretKey().optional(),
+    /** Hosts whose internal addresses callbacks may reach; public addresses need no listing. */
+    CALLBACK_ALLOWED_HOSTS: hostList().optional(),
+    /** Delays before each retry of a callback, in milliseconds; it is tried one time more than there are delays. */
+    CALLBACK_RETRY_DELAYS_MS: milliseconds("5000,30000,120000,600000,3600000").default([
+      5_000, 30_000, 120_000, 600_000, 3_600_000,
+    ]),
+    /** How long one post may take, connecting and the whole answer, before it counts as failed. */
+    CALLBACK_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+    /** Posts one worker process has under way at once, over every receiver. */
+    CALLBACK_CONCURRENCY: integer(1, 1000).default(16),
+    /** Posts one worker process has under way at once to one host and port. */
+    CALLBACK_HOST_CONCURRENCY: integer(1, 100).default(2),
+    /** How often a worker looks for callbacks that have become due. */
+    CALLBACK_POLL_INTERVAL_MS: integer(10, 60_000).default(1000),
+  },
 };
 
 /** The names of every variable the platform reads. */
@@ -198,6 +217,7 @@ const environmentSchema = z.object({
   ...ENVIRONMENT.export,
   ...ENVIRONMENT.feed,
   ...ENVIRONMENT.workflow,
+  ...ENVIRONMENT.callbacks,
 });
 
 /** Where an S3-compatible bucket is and how to sign in to it. */
@@ -283,6 +303,7 @@ export interface Config {
   feed: { staleRunSeconds: number };
   /** `eventsRetainSeconds`: how long the outbox keeps events its relay delivered. */
   workflow: { eventsRetainSeconds: number };
+  callbacks: CallbackConfig;
   notify: {
     retryDelaysMs: number[];
     sendTimeoutMs: number;
@@ -299,6 +320,18 @@ export interface Config {
     maxPerUser: number;
     pruneIntervalMs: number;
   };
+}
+
+/** Messenger callbacks: their signing secrets' key, where they may go, and how they are posted. */
+export interface CallbackConfig {
+  /** 32 bytes; unset, the key file under `dataDir` (made at first need). */
+  secretKey: Buffer | undefined;
+  allowedHosts: string[];
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  concurrency: number;
+  hostConcurrency: number;
+  pollIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -407,6 +440,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     feed: { staleRunSeconds: e.FEED_RUN_STALE_SECONDS },
     workflow: { eventsRetainSeconds: e.WORKFLOW_EVENTS_RETAIN_SECONDS },
+    callbacks: {
+      secretKey: e.CALLBACK_SECRET_KEY,
+      allowedHosts: e.CALLBACK_ALLOWED_HOSTS ?? [],
+      retryDelaysMs: e.CALLBACK_RETRY_DELAYS_MS,
+      timeoutMs: e.CALLBACK_TIMEOUT_MS,
+      concurrency: e.CALLBACK_CONCURRENCY,
+      hostConcurrency: e.CALLBACK_HOST_CONCURRENCY,
+      pollIntervalMs: e.CALLBACK_POLL_INTERVAL_MS,
+    },
     notify: {
       retryDelaysMs: e.NOTIFY_RETRY_DELAYS_MS,
       sendTimeoutMs: e.NOTIFY_SEND_TIMEOUT_MS,

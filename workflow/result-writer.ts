@@ -326,7 +326,7 @@ export function journal(
 /** Records an activity outside an engine command (data changes, reminders, administration), with its event. */
 export async function recordActivity(
   sql: Queryable,
-  process: ProcessRow,
+  process: Pick<ProcessRow, "id" | "tenantId" | "test" | "appId">,
   activity: ActivityRecord,
   event?: EngineEvent,
 ): Promise<void> {

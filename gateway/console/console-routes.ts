@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
 import type { GatewayUses } from "../gateway-env.ts";
 import { applicationPages } from "./applications.ts";
+import { callbackPages } from "./callbacks.ts";
 import { channelPages } from "./channels.ts";
 import { type ConsoleEnv, consolePage, errorPage, pageSession, render } from "./console-page.ts";
 import { dashboardView } from "./dashboard-views.tsx";
@@ -36,7 +37,8 @@ const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHe
 
 /**
  * The operator console, server-rendered HTML over the same store functions and operations as the
- * admin API: tenants, applications, users, seals, channels, feeds, queues and notifications.
+ * admin API: tenants, applications, users, seals, channels, feeds, queues, dead callbacks and
+ * notifications.
  */
 export function consoleRoutes(
   deps: GatewayUses<"broker" | "config" | "db" | "jobs" | "log" | "seals">,
@@ -75,6 +77,7 @@ export function consoleRoutes(
   channelPages(app, deps);
   feedPages(app, deps);
   queuePages(app, deps);
+  callbackPages(app, deps);
   notificationPages(app, deps);
 
   app.all("*", async (c) => {

@@ -17,6 +17,7 @@ const SECTIONS = [
   ["/console/channels", "Channels"],
   ["/console/feeds", "Feeds"],
   ["/console/queues", "Queues"],
+  ["/console/callbacks", "Callbacks"],
   ["/console/notifications", "Notifications"],
 ] as const;
 

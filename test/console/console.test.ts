@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { CallbackReceiver } from "../support/callback-receiver.ts";
+import { hooksWorkflow, startAndRelay } from "../support/callback-relay.ts";
 import { CampusAppStandIn } from "../support/campus-app-stand-in.ts";
 import { sealPng } from "../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../support/platform.ts";
@@ -62,6 +64,7 @@ describe("the operator console in a browser", {
 }, () => {
   let platform: TestPlatform;
   let campusApp: CampusAppStandIn;
+  let hooks: CallbackReceiver;
   let removeDir: () => Promise<void>;
   let browser: Browser;
   let context: BrowserContext;
@@ -84,6 +87,7 @@ describe("the operator console in a browser", {
 
   before(async () => {
     campusApp = await CampusAppStandIn.start("campus-token");
+    hooks = await CallbackReceiver.start(() => 503);
     const dir = await tempDir();
     removeDir = dir.remove;
     platform = await startTestPlatform({
@@ -107,10 +111,14 @@ describe("the operator console in a browser", {
               permittedApplications: [SENDER.id],
             },
           ],
+          workflows: [hooksWorkflow("example.edu", `${hooks.url}/hooks`)],
         },
       )),
       ADMIN_TOKEN,
       NOTIFY_RETRY_DELAYS_MS: "50",
+      CALLBACK_ALLOWED_HOSTS: `127.0.0.1:${hooks.port}`,
+      CALLBACK_RETRY_DELAYS_MS: "20",
+      CALLBACK_POLL_INTERVAL_MS: "20",
     });
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
@@ -130,6 +138,7 @@ describe("the operator console in a browser", {
   });
   after(async () => {
     await browser?.close();
+    await hooks?.close();
     await platform?.stop();
     await campusApp?.close();
     await removeDir?.();
@@ -304,6 +313,32 @@ describe("the operator console in a browser", {
       "the replayed task sent",
     );
     assert.equal(campusApp.received.filter((pushed) => pushed.account === flaky).length, 1);
+  });
+
+  it("lists a dead messenger callback and replays it, after which its receiver has it", async () => {
+    await startAndRelay(platform.running.platform.db.sql, "dana", "hooks");
+    await waitFor(
+      async () => {
+        await page.goto(at("/console/callbacks"));
+        return (await page.locator("tbody tr").count()) === 1;
+      },
+      10_000,
+      "the callback dead",
+    );
+    assert.match(
+      (await page.locator("tbody tr").textContent()) ?? "",
+      /example\.edu · hooks.*started.*answered 503/,
+    );
+    hooks.reply = () => 200;
+    await page.locator("tbody tr button:has-text('Replay')").click();
+    assert.match((await status()) ?? "", /^Callback \d+ is due again\.$/);
+    await waitFor(() => hooks.accepted().length === 1, 10_000, "the replayed callback received");
+    await page.goto(at("/console/callbacks"));
+    assert.equal(await page.locator("tbody tr").count(), 0);
+    const refused = await page.request.post(at("/console/callbacks/not-an-id/replay"), {
+      form: { csrf: await csrfOf() },
+    });
+    assert.equal(refused.status(), 400);
   });
 
   it("edits a channel as JSON, keeping a masked credential, and sends a test message through it", async () => {

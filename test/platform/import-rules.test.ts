@@ -140,6 +140,7 @@ describe("import rules", () => {
     assert.ok(isStore("notifications/delivery-task-store.ts"), "the store modules are recognized");
     assert.ok(isStore("workflow/outbox/outbox-store.ts"), "a subfolder's store modules are recognized");
     assert.ok(!inFolderOf("workflow/outbox/outbox-store.ts", "workflow/process-service.ts"));
+    assert.ok(isStore("workflow/messenger/callback-store.ts"), "and those of a capability's sub-folder");
     assert.deepEqual(found, []);
   });
 

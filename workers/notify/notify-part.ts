@@ -1,9 +1,16 @@
+import { CallbackPoster } from "../../workflow/messenger/callback-delivery.ts";
+import { CallbackSecrets } from "../../workflow/messenger/callback-secrets.ts";
 import { workerPart } from "../worker-part.ts";
+import { CallbackLoop } from "./callback-loop.ts";
 import { ChannelSenders } from "./channel-senders.ts";
 import { deliverTasks } from "./deliver-tasks.ts";
 import { startPendingSweeper } from "./pending-sweeper.ts";
 
-/** Notification deliveries on every channel, and the sweep of tasks whose job was lost. */
+/**
+ * Notification deliveries on every channel, the sweep of tasks whose job was lost, and the
+ * workflow's messenger callbacks: deliveries to outside systems too, with their own retries,
+ * run by whichever processes send notifications.
+ */
 export const notifyPart = workerPart({
   jobs: ["notifyEmail", "notifySms", "notifyApp", "notifyMsgappTemplate", "notifyExternal"],
   async start({ config, platform, channels }) {
@@ -16,6 +23,17 @@ export const notifyPart = workerPart({
     const leaseSeconds = Math.ceil(config.notify.sendTimeoutMs / 1000) + 2;
     const deliver = deliverTasks({ sql: db.sql, senders, leaseSeconds });
     const longestDelayMs = Math.max(0, ...config.notify.retryDelaysMs);
+    const { callbacks } = config;
+    const callbackLoop = new CallbackLoop(
+      {
+        sql: db.sql,
+        log,
+        secrets: new CallbackSecrets({ secretKey: callbacks.secretKey, dataDir: config.dataDir }),
+        poster: new CallbackPoster({ allowedHosts: callbacks.allowedHosts, timeoutMs: callbacks.timeoutMs }),
+        retryDelaysMs: callbacks.retryDelaysMs,
+      },
+      callbacks,
+    );
     return {
       handlers: {
         notifyEmail: deliver,
@@ -35,9 +53,10 @@ export const notifyPart = workerPart({
             },
             config.notify.sweepIntervalMs,
           ),
+        () => callbackLoop.start(),
       ],
       async close() {
-        await senders.close();
+        await Promise.all([senders.close(), callbackLoop.close()]);
       },
     };
   },
