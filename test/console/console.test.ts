@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { CallbackReceiver } from "../support/callback-receiver.ts";
-import { hooksWorkflow, startAndRelay } from "../support/callback-relay.ts";
+import { hooksWorkflow, startHooksProcess } from "../support/callback-relay.ts";
 import { CampusAppStandIn } from "../support/campus-app-stand-in.ts";
 import { sealPng } from "../support/pdf-fixtures.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../support/platform.ts";
@@ -316,7 +316,7 @@ describe("the operator console in a browser", {
   });
 
   it("lists a dead messenger callback and replays it, after which its receiver has it", async () => {
-    await startAndRelay(platform.running.platform.db.sql, "dana", "hooks");
+    await startHooksProcess(platform.running.platform.db.sql, "dana", "hooks");
     await waitFor(
       async () => {
         await page.goto(at("/console/callbacks"));

@@ -1,43 +1,37 @@
-import type { Queryable, Sql } from "../../runtime/database.ts";
-import { transaction } from "../../runtime/database.ts";
+import type { Sql } from "../../runtime/database.ts";
 import { startableApp } from "../../workflow/app-store.ts";
-import type { CallbackOutboxEvent } from "../../workflow/messenger/callback-events.ts";
 import { callbackSubscriber } from "../../workflow/messenger/callback-subscriber.ts";
+import { deliverBatch } from "../../workflow/outbox/outbox-delivery.ts";
+import { sequenceEvents } from "../../workflow/outbox/outbox-sequencer.ts";
 import { startProcess } from "../../workflow/process-commands.ts";
-
-/** The outbox events after `cursor`, in order, as the relay hands them on. */
-export async function outboxAfter(sql: Queryable, cursor: string): Promise<CallbackOutboxEvent[]> {
-  return sql<CallbackOutboxEvent[]>`
-    select id::text, tenant_id as "tenantId", test, process_id as "processId", type, task_id as "taskId", users,
-           payload, created_at as "createdAt"
-    from workflow_events where id > ${cursor}::bigint order by id`;
-}
+import { silentLogger } from "./wait.ts";
 
 /**
- * Does what the outbox relay does for the callback subscriber: hands it the events after the
- * cursor in one transaction, and answers the cursor after them.
+ * The outbox relay's rounds for the callback subscriber, run when a test says (the relay runs them
+ * on its own timer): numbers what committed, then hands the subscriber every batch after its cursor.
  */
 export class TestRelay {
-  cursor = "0";
-
   constructor(private readonly sql: Sql) {}
 
-  async run(): Promise<CallbackOutboxEvent[]> {
-    const events = await outboxAfter(this.sql, this.cursor);
-    if (events.length === 0) return events;
-    await transaction(this.sql, (tx) => callbackSubscriber.accept(events, tx));
-    this.cursor = String(events.at(-1)!.id);
-    return events;
+  async run(): Promise<void> {
+    await this.sql`
+      insert into workflow_outbox_cursors (subscriber) values (${callbackSubscriber.name}) on conflict do nothing`;
+    while ((await sequenceEvents(this.sql, 500)) > 0);
+    while ((await deliverBatch(this.sql, callbackSubscriber, 500, silentLogger)) > 0);
   }
 
-  /** Offers the same events again, as the relay does after a failure to advance its cursor. */
-  async offerAgain(events: readonly CallbackOutboxEvent[]): Promise<void> {
-    await transaction(this.sql, (tx) => callbackSubscriber.accept(events, tx));
+  /** Moves the cursor back before the first of these events and runs: the relay's offer after a failed commit. */
+  async offerAgainFrom(eventIds: readonly string[]): Promise<void> {
+    await this.sql`
+      update workflow_outbox_cursors
+      set position = (select min(position) - 1 from workflow_events where id = any(${eventIds as string[]}::bigint[]))
+      where subscriber = ${callbackSubscriber.name}`;
+    await this.run();
   }
 }
 
-/** Starts a process of the app `code` for `account` (formal data), and relays the events so far. */
-export async function startAndRelay(sql: Sql, account: string, code: string): Promise<void> {
+/** Starts a process of the app `code` for `account` (formal data); the platform's relay takes its events on. */
+export async function startHooksProcess(sql: Sql, account: string, code: string): Promise<void> {
   const [user] = await sql<{ id: string; tenantId: string }[]>`
     select id, tenant_id as "tenantId" from users where account = ${account}`;
   const app = await startableApp(sql, user!.tenantId, code, false);
@@ -53,7 +47,6 @@ export async function startAndRelay(sql: Sql, account: string, code: string): Pr
       businessId: null,
     }),
   );
-  await new TestRelay(sql).run();
 }
 
 /** The bootstrap file's entry of `hooks`, a workflow that only starts and ends, calling back `url` when it starts. */

@@ -5,7 +5,7 @@ import {
   verifyCallback,
 } from "../../workflow/messenger/callback-signature.ts";
 import { CallbackReceiver } from "../support/callback-receiver.ts";
-import { hooksWorkflow, startAndRelay } from "../support/callback-relay.ts";
+import { hooksWorkflow, startHooksProcess } from "../support/callback-relay.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { waitFor } from "../support/wait.ts";
@@ -66,7 +66,7 @@ for (const mode of await testModes()) {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
 
-    const startHooks = () => startAndRelay(platform!.running.platform.db.sql, "alice", "hooks");
+    const startHooks = () => startHooksProcess(platform!.running.platform.db.sql, "alice", "hooks");
 
     it("lists dead callbacks, shows their posts, replays them, and signs with the secret a rotation shows", async () => {
       const rotated = await admin("POST", "/a.edu/hooks/callback-secret");

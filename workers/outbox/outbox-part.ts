@@ -1,3 +1,4 @@
+import { callbackSubscriber } from "../../workflow/messenger/callback-subscriber.ts";
 import { configuredChannels } from "../../workflow/notification-text.ts";
 import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
 import type { OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
@@ -6,6 +7,7 @@ import { type PartContext, workerPart } from "../worker-part.ts";
 
 /** The outbox relay's subscribers, each made from what the part starts with: adding one is a line here. */
 const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[] = [
+  () => callbackSubscriber,
   ({ platform, channels }) =>
     workflowNotifySubscriber({
       queue: { jobs: platform.jobs, brokerConnected: () => platform.broker.isConnected() },

@@ -1,28 +1,9 @@
 import type { MessengerEventType } from "../../contracts/workflow-definition.ts";
 import type { EngineEvent } from "../engine/engine-result.ts";
-
-/**
- * An outbox event as the relay hands it on (a row of `workflow_events`); the fields the callback
- * subscriber reads, so the relay's own type, which has these and more, can be given.
- */
-export interface CallbackOutboxEvent {
-  /** `workflow_events.id`, a bigint: as a number or its text. */
-  id: number | string;
-  tenantId: string;
-  test: boolean;
-  processId: string;
-  type: string;
-  taskId: string | null;
-  users: readonly string[];
-  /** The engine's event as written. */
-  payload: unknown;
-  createdAt: Date;
-}
+import type { OutboxEvent } from "../outbox/outbox-subscriber.ts";
 
 /** The callback type an engine event is delivered as, or undefined when no callback is about it. */
-export function callbackTypeOf(
-  event: Pick<CallbackOutboxEvent, "type" | "payload">,
-): MessengerEventType | undefined {
+export function callbackTypeOf(event: Pick<OutboxEvent, "type" | "payload">): MessengerEventType | undefined {
   switch (event.type as EngineEvent["type"]) {
     case "process.started":
       return "started";
@@ -53,11 +34,7 @@ export interface CallbackProcess {
  * The JSON a receiver gets: small and about the event only, never the form's data, which the
  * receiver reads through the API with its own token if it needs it (docs/messenger-callbacks.md).
  */
-export function callbackBody(
-  event: CallbackOutboxEvent,
-  type: MessengerEventType,
-  process: CallbackProcess,
-): string {
+export function callbackBody(event: OutboxEvent, type: MessengerEventType, process: CallbackProcess): string {
   return JSON.stringify({
     id: String(event.id),
     type,

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../runtime/database.ts";
-import { type CallbackOutboxEvent, callbackBody, callbackTypeOf } from "./callback-events.ts";
+import type { OutboxEvent, OutboxSubscriber } from "../outbox/outbox-subscriber.ts";
+import { callbackBody, callbackTypeOf } from "./callback-events.ts";
 import { callbackTargetsOf, insertDeliveries, type NewDelivery } from "./callback-store.ts";
 
 /** The URL's host and port as a receiver's key: a slow one holds back only posts to it. */
@@ -14,10 +15,7 @@ export function hostKey(url: string): string | undefined {
 }
 
 /** The deliveries a batch of outbox events makes: one per event and URL its version names for its type. */
-export async function deliveriesOf(
-  tx: Queryable,
-  events: readonly CallbackOutboxEvent[],
-): Promise<NewDelivery[]> {
+export async function deliveriesOf(tx: Queryable, events: readonly OutboxEvent[]): Promise<NewDelivery[]> {
   const typed = events.flatMap((event) => {
     const type = callbackTypeOf(event);
     return type ? [{ event, type }] : [];
@@ -56,10 +54,10 @@ export async function deliveriesOf(
  * delivery per event and callback URL; workers post them (callback-delivery.ts). Offered a batch
  * again, it makes no delivery twice.
  */
-export const callbackSubscriber = {
+export const callbackSubscriber: OutboxSubscriber = {
   name: "messenger-callbacks",
-  async accept(events: readonly CallbackOutboxEvent[], tx: Queryable): Promise<undefined> {
+  async accept(events, tx) {
     await insertDeliveries(tx, await deliveriesOf(tx, events));
     return undefined;
   },
-} as const;
+};
