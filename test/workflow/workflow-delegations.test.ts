@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
-import { Grant } from "../../contracts/scopes.ts";
 import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
-import { upsertTenant } from "../../identity/tenant-store.ts";
-import { upsertUser } from "../../identity/user-store.ts";
 import type { Database } from "../../runtime/database.ts";
 import { upsertWorkflowApp } from "../../workflow/app-store.ts";
 import { delegate, delegationsOf, endDelegation } from "../../workflow/delegations.ts";
 import type { WorkflowCaller } from "../../workflow/workflow-caller.ts";
-import { migratedDatabase, testModes } from "../support/platform.ts";
+import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { type WorkflowWorld, workflowWorld } from "../support/workflow-services.ts";
 
 const NOW = Math.floor(Date.now() / 1000);
 const WEEK = 7 * 24 * 3600;
@@ -21,48 +19,27 @@ function refused(refusal: string) {
 // Delegation's rules need a database and nothing else: no gateway, no broker.
 for (const mode of await testModes()) {
   describe(`workflow delegation on its own (${mode.name})`, { skip: mode.skip }, () => {
+    let world: WorkflowWorld;
     let db: Database;
-    let close: (() => Promise<void>) | undefined;
-    let tenantId: string;
-    const users: Record<string, string> = {};
 
     /** A call of the tenant's formal data, as a user token of `account`, a sys token, or a Workflow application's. */
     function caller(as: { user: string } | { sys: true; workflowCode?: string }): WorkflowCaller {
-      const sys = "sys" in as;
-      const userId = sys ? undefined : users[as.user];
-      return {
-        token: {
-          clientId: "delegation-test",
-          userId,
-          tenantId,
-          grant: sys ? Grant.ClientCredentials : Grant.AuthorizationCode,
-          kind: sys ? "sys" : "user",
-          scopes: [],
-          jti: "j",
-          issuedAt: NOW,
-          expiresAt: NOW + 3600,
-        },
-        tenantId,
-        test: false,
-        sys,
-        userId,
-        workflowCode: sys ? as.workflowCode : undefined,
-      };
+      return world.caller(as);
     }
 
     before(async () => {
-      ({ db, close } = await migratedDatabase(mode));
-      tenantId = (await upsertTenant(db.sql, { domain: "example.edu", name: "Example" })).id;
-      for (const account of ["alice", "bob", "carol"]) {
-        await upsertUser(db.sql, { tenant: "example.edu", account, name: account, mailEnabled: false });
-      }
-      for (const row of await db.sql<{ id: string; account: string }[]>`select id, account from users`)
-        users[row.account] = row.id;
-      for (const code of ["leave", "travel"]) await upsertWorkflowApp(db.sql, tenantId, { code, name: code });
+      world = await workflowWorld(
+        mode,
+        [{ domain: "example.edu", name: "Example" }],
+        ["alice", "bob", "carol"].map((account) => ["example.edu", account, account] as const),
+      );
+      db = world.db;
+      for (const code of ["leave", "travel"])
+        await upsertWorkflowApp(db.sql, world.tenantId(), { code, name: code });
     });
 
     after(async () => {
-      await close?.();
+      await world?.close();
     });
 
     it("lets a user entrust their own work, both ways round, and no one else's", async () => {

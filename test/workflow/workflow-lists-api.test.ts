@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { authorizationCodeToken, issueToken } from "../support/tokens.ts";
@@ -13,6 +12,20 @@ import {
   WORKFLOW_PASSWORD,
   WORKFLOW_TENANTS,
 } from "../support/workflow-fixture.ts";
+import {
+  LIST_APPS,
+  LIST_PEOPLE,
+  type Listed,
+  makeListScenario,
+  type TodoTask,
+} from "../support/workflow-lists.ts";
+
+/**
+ * Spec 001's lists as a client sees them over HTTP: the to-do list and its parameters, paging,
+ * copies read through 4.5 and 2.12, the data modes, tenants and token forms, and a malformed
+ * parameter answered 400. Which processes each category and filter holds, and the orders, are
+ * workflow-list-filters.test.ts's, on the services.
+ */
 
 const ADMIN_TOKEN = "workflow-lists-admin-token-0123456789abcdef";
 const SECRET = "workflow-lists-secret-0123456789abcdefghij";
@@ -20,82 +33,6 @@ const _REDIRECT = PORTAL_REDIRECT;
 const PASSWORD = WORKFLOW_PASSWORD;
 const USER_SCOPES = "start submit process process_edit task entrust entrust_edit";
 const SYS_SCOPES = "sys_start sys_submit sys_process sys_process_edit sys_task";
-
-/** A memo: drafted by its initiator, reviewed by `reviewer`, copied to `watchers` on review. */
-const memo = {
-  schema: {
-    fields: [
-      { name: "reviewer", type: "user" },
-      { name: "watchers", type: "users" },
-    ],
-  },
-  graph: {
-    nodes: [
-      { kind: "start", code: "draft", name: "Draft", milestone: { name: "Drafted", percent: 10 } },
-      {
-        kind: "task",
-        code: "review",
-        name: "Review",
-        assignees: [{ field: "reviewer" }],
-        cc: [{ field: "watchers" }],
-        milestone: { name: "Reviewed", percent: 60 },
-      },
-      { kind: "end", code: "closed", milestone: { name: "Closed", percent: 100 } },
-    ],
-    edges: [
-      { from: "draft", to: "review" },
-      { from: "review", to: "closed" },
-    ],
-  },
-};
-/** A loan: the initiator collects the book the form names. */
-const loan = {
-  schema: { fields: [{ name: "book", type: "thing" }] },
-  graph: {
-    nodes: [
-      { kind: "start", code: "borrow" },
-      { kind: "task", code: "collect", assignees: [{ initiator: true }], requiresThing: true },
-      { kind: "end", code: "done" },
-    ],
-    edges: [
-      { from: "borrow", to: "collect" },
-      { from: "collect", to: "done" },
-    ],
-  },
-};
-
-interface Listed {
-  id: string;
-  entry: number;
-  name: string;
-  tags: string;
-  create: number;
-  update: number;
-  sort: number | null;
-  read: number | null;
-  status: string;
-  rating: number | null;
-  states: { code: string }[];
-  milestone: { percent: number } | null;
-  app: { code: string };
-  owner: { account: string; name: string };
-}
-interface TodoTask {
-  id: string;
-  code: string;
-  entrusted: boolean;
-  requiresThing: boolean;
-  assignUser: { account: string } | null;
-  process: { entry: number; owner: { account: string } };
-}
-
-const people = [
-  ["alice", "Alice Liu"],
-  ["bob", "Bob"],
-  ["carol", "Carol"],
-  ["dan", "张三"],
-  ["erin", "Erin"],
-] as const;
 
 for (const mode of await testModes()) {
   describe(`workflow lists (${mode.name})`, { skip: mode.skip }, () => {
@@ -175,7 +112,7 @@ for (const mode of await testModes()) {
             scopes: USER_SCOPES.split(" "),
           },
         ],
-        users: people.map(([account, name]) => ({
+        users: LIST_PEOPLE.map(([account, name]) => ({
           tenant: "example.edu",
           account,
           name,
@@ -188,55 +125,44 @@ for (const mode of await testModes()) {
         await portalUserTokens(
           platform.url,
           SECRET,
-          people.map(([account]) => account),
+          LIST_PEOPLE.map(([account]) => account),
           USER_SCOPES,
         ),
       );
       sys = await sysToken(platform.url, "portal", SECRET, SYS_SCOPES);
       otherSys = await sysToken(platform.url, "other", SECRET, SYS_SCOPES);
-      for (const [code, definition, app] of [
-        ["memo", memo, { name: "Memo", tags: "office,notes" }],
-        ["qingjia", memo, { name: "请假申请", tags: "人事" }],
-        ["loan", loan, { name: "Loan", tags: "library" }],
-      ] as const) {
+      for (const [code, definition, app] of LIST_APPS)
         assert.equal((await deploy(code, definition, app)).status, 200);
-      }
-
-      // The first second: three memos of alice's.
-      made.reviewed = await begin("alice", "memo", { reviewer: "bob", watchers: ["carol"] });
-      made.qingjia = await begin("alice", "qingjia", { reviewer: "bob", watchers: ["carol", "dan"] });
-      made.rated = await begin("alice", "memo", { reviewer: "bob" });
-      await sleep(1100);
-      // The next: dan's memos for alice to review, and alice's others.
-      made.dans = await begin("dan", "memo", { reviewer: "alice", watchers: ["carol"] });
-      made.dansOpen = await begin("dan", "memo", { reviewer: "alice" });
-      for (let queued = 0; queued < 3; queued++) await begin("dan", "memo", { reviewer: "bob" });
-      const drafted = await ok<unknown>("PUT", "/process", tokens.alice!, { code: "memo", data: "{}" });
-      made.draft = drafted.entities[0] as number;
-      made.suspended = await begin("alice", "memo", { reviewer: "bob" });
-      await ok("POST", `/process/${made.suspended}`, tokens.alice!, { action: "suspend" });
-      made.killed = await begin("alice", "memo", { reviewer: "bob" });
-      await ok("POST", `/process/${made.killed}`, tokens.alice!, { action: "kill" });
-      const archived = await ok<unknown>("PUT", "/process", tokens.alice!, { code: "memo", data: "{}" });
-      made.archived = archived.entities[0] as number;
-      await ok("POST", `/process/${made.archived}`, tokens.alice!, { action: "archive" });
-      made.loan = await begin("alice", "loan", { book: "B-1" });
-      made.test = await begin("alice", "memo", { reviewer: "bob", watchers: ["carol"] }, "/apis/v2d");
-      await sleep(1100);
-      // The last: the reviews, so updates come in another order than starts.
-      await ok("POST", `/task/${await openTask(made.reviewed!, "review")}`, tokens.bob!);
-      await ok("POST", `/task/${await openTask(made.rated!, "review")}`, tokens.bob!);
-      await ok("POST", `/process/${made.rated}`, tokens.alice!, { action: "rate", rating: "4" });
-      await ok("POST", `/task/${await openTask(made.dans!, "review")}`, tokens.alice!);
-      // bob entrusts his memos to erin while one is started.
-      const now = Math.floor(Date.now() / 1000);
-      await ok("PUT", "/user/bob/entrustees/erin", tokens.bob!, {
-        app: "memo",
-        from: String(now - 60),
-        to: String(now + 3600),
-      });
-      made.entrusted = await begin("dan", "memo", { reviewer: "bob" });
-      await ok("DELETE", "/user/bob/entrustees/erin", tokens.bob!);
+      Object.assign(
+        made,
+        await makeListScenario({
+          begin: (owner, code, data, test) => begin(owner, code, data, test ? "/apis/v2d" : undefined),
+          async draft(owner, code) {
+            const drafted = await ok<unknown>("PUT", "/process", tokens[owner]!, { code, data: "{}" });
+            return drafted.entities[0] as number;
+          },
+          async act(user, entry, action, rating) {
+            const params: Record<string, string> = {
+              action,
+              ...(rating === undefined ? {} : { rating: String(rating) }),
+            };
+            await ok("POST", `/process/${entry}`, tokens[user]!, params);
+          },
+          async handleStep(entry, step, user) {
+            await ok("POST", `/task/${await openTask(entry, step)}`, tokens[user]!);
+          },
+          async entrust(user, other, app, from, to) {
+            await ok("PUT", `/user/${user}/entrustees/${other}`, tokens[user]!, {
+              app,
+              from: String(from),
+              to: String(to),
+            });
+          },
+          async endEntrusting(user, other) {
+            await ok("DELETE", `/user/${user}/entrustees/${other}`, tokens[user]!);
+          },
+        }),
+      );
     });
 
     after(async () => {
@@ -324,176 +250,10 @@ for (const mode of await testModes()) {
       assert.equal(bob.entities.length, bob.total);
     });
 
-    it("answers doing, done, completed, unrated and operator by what the user is to each process", async () => {
-      const doing = entries(await list("alice", "doing"));
-      assert.deepEqual(
-        doing.sort((a, b) => a - b),
-        [made.qingjia, made.draft, made.suspended, made.loan].sort((a, b) => a! - b!),
-        "started or handled, not ended (suspended included); archived left out",
-      );
-      const done = entries(await list("alice", "done"));
-      assert.deepEqual(
-        done.sort((a, b) => a - b),
-        [made.reviewed, made.rated, made.dans, made.killed].sort((a, b) => a! - b!),
-        "ended ones, the killed included, and dan's alice handled",
-      );
-      const completed = await list("alice", "completed");
-      assert.equal(completed.total, doing.length + done.length);
-      assert.deepEqual(
-        entries(await list("alice", "unrated")).sort((a, b) => a - b),
-        [made.reviewed, made.killed],
-      );
-      const handled = [
-        made.reviewed,
-        made.qingjia,
-        made.rated,
-        made.dans,
-        made.suspended,
-        made.killed,
-        made.loan,
-      ];
-      assert.deepEqual(
-        entries(await list("alice", "operator")).sort((a, b) => a - b),
-        handled.sort((a, b) => a! - b!),
-        "processes she handled a step of (her own first steps too)",
-      );
-      const withArchived = entries(await list("alice", "doing", { archive: "true" }));
-      assert.ok(withArchived.includes(made.archived!) && !doing.includes(made.archived!));
-      assert.deepEqual(entries(await list("erin", "entrusted")), [made.entrusted]);
-      assert.deepEqual(
-        entries(await list("erin", "doing")),
-        [],
-        "a delegate who has not handled it took no part",
-      );
-    });
-
-    it("filters by every parameter of the table, each changing the answer", async () => {
-      const all = (await list("alice", "completed", { archive: "true" })).entities;
-      const check = async (
-        params: Record<string, string>,
-        keep: (process: Listed) => boolean,
-        category = "completed",
-      ) => {
-        const expected = all
-          .filter(keep)
-          .map((process) => process.entry)
-          .sort((a, b) => a - b);
-        const answer = await list("alice", category, { archive: "true", ...params });
-        const got = entries(answer).sort((a, b) => a - b);
-        assert.deepEqual(got, expected, JSON.stringify(params));
-        assert.equal(answer.total, expected.length);
-        assert.ok(
-          expected.length > 0 && expected.length < all.length,
-          `${JSON.stringify(params)} changes the answer`,
-        );
-      };
-      const text = (process: Listed) =>
-        [process.name, process.tags, process.owner.account, process.owner.name, process.entry]
-          .join(" ")
-          .toLowerCase();
-      await check({ app: "qingjia" }, (process) => process.app.code === "qingjia");
-      await check({ entry: String(made.dans) }, (process) => process.entry === made.dans);
-      await check({ keyword: "lice" }, (process) => text(process).includes("lice"));
-      await check(
-        { keyword: "假申, 张" },
-        (process) => text(process).includes("假申") || text(process).includes("张"),
-      );
-      await check({ keyword: String(made.loan) }, (process) => text(process).includes(String(made.loan)));
-      await check({ keyword: "alice", fullText: "true" }, (process) => process.owner.account === "alice");
-      await check({ keyword: "假申", fullText: "true" }, (process) => process.name === "请假申请");
-      await check(
-        { keyword: "人事 张三", fullText: "true" },
-        (process) => process.tags === "人事" || process.owner.name === "张三",
-      );
-      assert.equal(
-        (await list("alice", "completed", { keyword: "lice", fullText: "true" })).total,
-        0,
-        "whole words",
-      );
-      assert.equal(
-        (await list("alice", "completed", { keyword: "申请请假", fullText: "true" })).total,
-        0,
-        "in order",
-      );
-      const creates = [...new Set(all.map((process) => process.create))].sort();
-      const first = creates[0]!;
-      await check({ timestamps: `${first}~${first}` }, (process) => process.create === first);
-      await check({ timestamps: `${first + 1}~` }, (process) => process.create >= first + 1);
-      const updates = [...new Set(all.map((process) => process.update))].sort();
-      const last = updates[updates.length - 1]!;
-      await check({ lastUpdate: `${last}~` }, (process) => process.update >= last);
-      await check({ lastUpdate: `~${last - 1}` }, (process) => process.update <= last - 1);
-      await check({ order: "create", orderTimes: `~${first}` }, (process) => process.create <= first);
-      await check({ milestones: "60~100" }, (process) => (process.milestone?.percent ?? -1) >= 60);
-      await check(
-        { milestones: "~10" },
-        (process) => process.milestone !== null && process.milestone.percent <= 10,
-      );
-      await check({ ratings: "-1~-1" }, (process) => process.rating === null);
-      await check({ ratings: "3~5" }, (process) => process.rating !== null && process.rating >= 3);
-      await check({ ratings: "-1~3" }, (process) => process.rating === null || process.rating <= 3);
-      await check({ statuses: "suspended,killed" }, (process) =>
-        ["suspended", "killed"].includes(process.status),
-      );
-      await check({ states: "review,collect" }, (process) =>
-        process.states.some((state) => ["review", "collect"].includes(state.code)),
-      );
-      await check({ sep: "true" }, (process) => process.owner.account !== "alice");
-      await check({ sep: "false" }, (process) => process.owner.account === "alice");
-      await check({ thing: "true" }, (process) => process.entry === made.loan);
-      await check({ thing: "false" }, (process) => process.entry !== made.loan);
-      assert.equal((await list("alice", "completed", { statuses: "draft" })).total, 0);
-    });
-
-    it("orders by update, create, action and auto, descending or ascending, sort carrying the time", async () => {
-      const orders: Record<string, number[]> = {};
-      for (const field of ["update", "create", "action", "auto"]) {
-        for (const direction of ["desc", "asc"]) {
-          const answer = await list("alice", "completed", { order: `${field} ${direction}` });
-          const sorts = answer.entities.map((process) => process.sort);
-          const timed = sorts.filter((sort): sort is number => sort !== null);
-          assert.deepEqual(sorts.slice(0, timed.length), timed, "those without the time come last");
-          const sorted = [...timed].sort((a, b) => (direction === "desc" ? b - a : a - b));
-          assert.deepEqual(timed, sorted, `${field} ${direction} is in order`);
-          if (field === "update" || field === "create") {
-            assert.deepEqual(
-              sorts,
-              answer.entities.map((process) => process[field]),
-            );
-          }
-          orders[`${field} ${direction}`] = entries(answer);
-        }
-      }
-      assert.deepEqual(
-        orders["auto desc"],
-        entries(await list("alice", "completed")),
-        "auto desc is the default",
-      );
-      assert.notDeepEqual(
-        orders["update desc"],
-        orders["create desc"],
-        "the data orders differently by each",
-      );
-      assert.equal(orders["action desc"]![0], made.dans, "dan's memo is the one alice handled last");
-      assert.notEqual(orders["update desc"]![0], made.dans);
-    });
-
-    it("refuses a malformed range, order or status, naming the parameter", async () => {
+    it("answers a malformed list parameter 400 in the envelope, naming the parameter", async () => {
       for (const [parameter, value] of [
         ["order", "sideways"],
-        ["order", "update up"],
-        ["timestamps", "yesterday"],
-        ["milestones", "100~60"],
-        ["ratings", "1-5"],
-        ["orderTimes", "~x"],
-        ["lastUpdate", "1~2~3"],
-        // Values Postgres would refuse (a fraction for an integer column, a time past year 9999)
-        // are refused here, not answered as a server error.
         ["ratings", "0.5~5"],
-        ["milestones", "50.5~"],
-        ["milestones", "~99999999999"],
-        ["timestamps", "0~99999999999999999999"],
-        ["lastUpdate", "253402300800~"],
         ["statuses", "doing,lost"],
       ] as const) {
         const answer = await call("GET", "/me/processes/doing", tokens.alice!, { [parameter]: value });
