@@ -3,11 +3,13 @@ import { configuredChannels } from "../../workflow/notification-text.ts";
 import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
 import type { OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
 import { workflowNotifySubscriber } from "../../workflow/workflow-notify.ts";
+import { workflowPushSubscriber } from "../../workflow/workflow-push.ts";
 import { type PartContext, workerPart } from "../worker-part.ts";
 
 /** The outbox relay's subscribers, each made from what the part starts with: adding one is a line here. */
 const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[] = [
   () => callbackSubscriber,
+  ({ platform }) => workflowPushSubscriber({ broker: platform.broker, log: platform.log }),
   ({ platform, channels }) =>
     workflowNotifySubscriber({
       queue: { jobs: platform.jobs, brokerConnected: () => platform.broker.isConnected() },

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import { type SubscribeResult, subscribed, within } from "../push/push-support.ts";
 import { startTestPlatform, type TestPlatform, testModes, withBootstrap } from "../support/platform.ts";
 import { freshVhost } from "../support/rabbit.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
@@ -16,9 +17,10 @@ import {
 } from "../support/workflow-fixture.ts";
 
 /**
- * `workflow.notify` end to end: the relay reads the engine's outbox and e-mails (a real SMTP server)
- * each person a task became a to-do of, and each reader of a copy, once, through the notification
- * pipeline, with a NOTIFICATION activity; a tenant without the setting notifies nobody.
+ * The engine's events reaching people, end to end, through the relay: push messages answer the
+ * held polls of whoever got a to-do (`task`) or a copy (`cc`); with `workflow.notify`, the same
+ * people are e-mailed (a real SMTP server) once, through the notification pipeline, with a
+ * NOTIFICATION activity; a tenant without the setting e-mails nobody.
  */
 
 const ADMIN_TOKEN = "notify-admin-token-0123456789abcdefghijkl";
@@ -42,7 +44,7 @@ const people = [
 type Task = { id: string; code: string; status: number };
 
 for (const mode of await testModes()) {
-  describe(`workflow notices of new to-dos and copies (${mode.name})`, { skip: mode.skip }, () => {
+  describe(`the engine's events reaching people (${mode.name})`, { skip: mode.skip }, () => {
     let platform: TestPlatform;
     let cleanup: (() => Promise<void>) | undefined;
     let smtp: Awaited<ReturnType<typeof startSmtp>> | undefined;
@@ -63,8 +65,8 @@ for (const mode of await testModes()) {
       return entry;
     }
 
-    /** Whether the relay has offered workflow.notify every event written so far. */
-    async function notifyCaughtUp(): Promise<boolean> {
+    /** Whether the relay has offered every subscriber every event written so far. */
+    async function relayCaughtUp(): Promise<boolean> {
       const response = await fetch(`${platform.url}/admin/workflows/outbox`, {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       });
@@ -72,8 +74,11 @@ for (const mode of await testModes()) {
         unsequenced: number;
         subscribers: { subscriber: string; eventsBehind: number }[];
       };
-      const notify = lag.subscribers.find((subscriber) => subscriber.subscriber === "workflow.notify");
-      return lag.unsequenced === 0 && notify?.eventsBehind === 0;
+      return (
+        lag.unsequenced === 0 &&
+        lag.subscribers.length > 0 &&
+        lag.subscribers.every((subscriber) => subscriber.eventsBehind === 0)
+      );
     }
 
     const mailsTo = (address: string, text: string) =>
@@ -129,7 +134,7 @@ for (const mode of await testModes()) {
           })),
         },
       );
-      platform = await startTestPlatform({ ...env, ADMIN_TOKEN });
+      platform = await startTestPlatform({ ...env, ADMIN_TOKEN, PUSH_HOLD_MS: "5000" });
       for (const [tenant, app] of [
         ["example.edu", "portal"],
         ["other.edu", "other"],
@@ -180,7 +185,7 @@ for (const mode of await testModes()) {
         "erin's notice",
       );
 
-      await waitFor(notifyCaughtUp, 15_000, "the relay caught up");
+      await waitFor(relayCaughtUp, 15_000, "the relay caught up");
       assert.equal(mailsTo("carol@example.edu", todoText).length, 1, "one notice, not two");
       assert.equal(mailsTo("alice@example.edu", ccText).length, 1);
       // Her own form, the moment she started, is announced to nobody.
@@ -200,11 +205,51 @@ for (const mode of await testModes()) {
       ]);
     });
 
+    it("answers the held polls of whoever gets a to-do or a copy with a task or cc message", async () => {
+      await waitFor(relayCaughtUp, 15_000, "earlier events relayed");
+      const since = String(Date.now());
+      const held = () => platform.running.push!.size;
+      /** A poll of `account`'s messages of type `tid` after `since`, held once this resolves. */
+      const holdPoll = async (account: string, tid: string) => {
+        const before = held();
+        const answer = subscribed(platform.url, tokens[account]!, {
+          uid: `${account}@example.edu`,
+          tid,
+          since,
+        });
+        await waitFor(() => held() > before, 5000, `${account}'s poll held`);
+        return { answer };
+      };
+      const messagesOf = (answer: SubscribeResult) =>
+        answer.messages.map((message) => [message.type, message.eid]);
+
+      const alicePoll = await holdPoll("alice", "task");
+      const started = await api.ok<unknown>("PUT", "/process", tokens.alice!, {
+        code: "leave",
+        data: JSON.stringify({ days: 1, reason: "a move" }),
+      });
+      const form = started.entities[3] as Task & { process: { id: string } };
+      assert.deepEqual(messagesOf(await within(alicePoll.answer, 1000, "alice's poll")), [["task", form.id]]);
+
+      const carolPoll = await holdPoll("carol", "task");
+      await api.ok("POST", `/task/${form.id}`, tokens.alice!);
+      const [department] = (await api.ok<Task>("GET", "/me/tasks/todo", tokens.carol!)).entities;
+      assert.deepEqual(messagesOf(await within(carolPoll.answer, 1000, "carol's poll")), [
+        ["task", department!.id],
+      ]);
+
+      const copyPoll = await holdPoll("alice", "cc");
+      await api.ok("POST", `/task/${department!.id}?actionCode=approve`, tokens.carol!);
+      assert.deepEqual(messagesOf(await within(copyPoll.answer, 1000, "alice's copy poll")), [
+        ["cc", form.process.id],
+      ]);
+    });
+
     it("notifies nobody of a tenant without workflow.notify", async () => {
       const entry = await applyForLeave("olga");
       // The to-do exists, so its event was written; once the relay has passed it, no mail came.
       await api.ok<Task>("GET", "/me/tasks/todo", tokens.oscar!);
-      await waitFor(notifyCaughtUp, 15_000, "the relay caught up");
+      await waitFor(relayCaughtUp, 15_000, "the relay caught up");
       assert.equal(
         smtp!.mails.filter((mail) => mail.to.some((to) => to.endsWith("@other.edu"))).length,
         0,
