@@ -7,6 +7,7 @@ import type { Queryable } from "../runtime/database.ts";
 import { timeOrderedIdNamed } from "../runtime/time-ordered-id.ts";
 import { compiledVersion } from "./app-store.ts";
 import type { ActivityRecord } from "./engine/engine-result.ts";
+import { recipientsOf } from "./event-recipients.ts";
 import {
   bodyFor,
   channelConfigured,
@@ -16,7 +17,7 @@ import {
   reachableOn,
 } from "./notification-text.ts";
 import type { OutboxEvent, OutboxSubscriber } from "./outbox/outbox-subscriber.ts";
-import { noticeSubjects, todoUsersOfTasks } from "./process-store.ts";
+import { noticeSubjects } from "./process-store.ts";
 import { profiles } from "./process-views.ts";
 import { recordActivities } from "./result-writer.ts";
 
@@ -74,15 +75,11 @@ async function noticesOf(
   events: readonly OutboxEvent[],
   settings: ReadonlyMap<string, WorkflowNotify>,
 ): Promise<Notice[]> {
-  const todoTasks = events.filter((event) => event.type === "todo.created" && event.taskId);
-  const todoUsers = await todoUsersOfTasks(
-    tx,
-    todoTasks.map((event) => event.taskId!),
-  );
+  const recipients = await recipientsOf(tx, events);
   const notices: Notice[] = [];
   for (const event of events) {
     const kind = KIND_OF_EVENT[event.type]!;
-    const users = kind === "todo" ? (todoUsers.get(event.taskId!) ?? []) : event.users;
+    const users = [...(recipients.get(event.id)?.users ?? [])];
     if (users.length === 0) continue;
     const node = kind === "cc" ? (event.payload as { node?: string }).node : undefined;
     notices.push({ event, kind, setting: settings.get(event.tenantId)!, users, node });

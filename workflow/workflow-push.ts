@@ -5,8 +5,8 @@ import {
   storePushMessages,
 } from "../push/push-messages.ts";
 import type { Queryable } from "../runtime/database.ts";
+import { recipientsOf } from "./event-recipients.ts";
 import type { OutboxEvent, OutboxSubscriber } from "./outbox/outbox-subscriber.ts";
-import { todoUsersOfTasks } from "./process-store.ts";
 
 /**
  * Spec 001's push from the engine's own events: a task becoming someone's to-do publishes a `task`
@@ -38,21 +38,15 @@ export function workflowPushSubscriber(deps: PushDeps): OutboxSubscriber {
 
 /** The messages the events make; a to-do handled before its event is read makes none. */
 async function pushMessagesOf(tx: Queryable, events: readonly OutboxEvent[]): Promise<NewPushMessage[]> {
-  const todoTasks = events.filter((event) => event.type === "todo.created" && event.taskId);
-  const todoUsers = await todoUsersOfTasks(
-    tx,
-    todoTasks.map((event) => event.taskId!),
-  );
+  const recipients = await recipientsOf(tx, events);
   const messages: NewPushMessage[] = [];
   for (const event of events) {
-    const { tenantId, test } = event;
-    if (event.type === "todo.created" && event.taskId) {
-      for (const userId of todoUsers.get(event.taskId) ?? [])
-        messages.push({ tenantId, test, userId, type: "task", eid: event.taskId });
-    } else if (event.type === "cc") {
-      for (const userId of event.users)
-        messages.push({ tenantId, test, userId, type: "cc", eid: event.processId });
-    }
+    const about = recipients.get(event.id);
+    if (!about) continue;
+    const type = about.kind === "todo" ? "task" : "cc";
+    const eid = about.kind === "todo" ? event.taskId! : event.processId;
+    for (const userId of about.users)
+      messages.push({ tenantId: event.tenantId, test: event.test, userId, type, eid });
   }
   return messages;
 }
