@@ -1,4 +1,5 @@
 import type { DeadLetter } from "../../contracts/broker.ts";
+import type { OutboxLag } from "../../workflow/outbox/outbox-lag.ts";
 import { ActionForm, Layout, type PageSession } from "./layout.tsx";
 
 export interface QueueView {
@@ -20,10 +21,10 @@ function shown(message: unknown): string {
     : text;
 }
 
-export function queuesView(props: { session: PageSession; queues: QueueView[] }) {
+export function queuesView(props: { session: PageSession; queues: QueueView[]; outbox: OutboxLag }) {
   return (
     <Layout title="Queues" section="/console/queues" session={props.session}>
-      <table>
+      <table id="queues">
         <thead>
           <tr>
             <th scope="col">Queue</th>
@@ -53,7 +54,52 @@ export function queuesView(props: { session: PageSession; queues: QueueView[] })
           ))}
         </tbody>
       </table>
+      <OutboxTable outbox={props.outbox} />
     </Layout>
+  );
+}
+
+/** How far the outbox relay's subscribers are behind the engine's events. */
+function OutboxTable(props: { outbox: OutboxLag }) {
+  const { unsequenced, subscribers } = props.outbox;
+  return (
+    <>
+      <h2>Workflow events</h2>
+      <p>
+        The outbox relay hands each workflow event to these subscribers
+        {unsequenced > 0 ? `; ${unsequenced} events wait for a position` : ""}.
+      </p>
+      {subscribers.length === 0 ? (
+        <p class="muted">No subscriber has run yet: no worker process has started.</p>
+      ) : (
+        <table id="outbox">
+          <thead>
+            <tr>
+              <th scope="col">Subscriber</th>
+              <th scope="col" class="number">
+                Events behind
+              </th>
+              <th scope="col" class="number">
+                Seconds behind
+              </th>
+              <th scope="col">Last moved</th>
+            </tr>
+          </thead>
+          <tbody>
+            {subscribers.map((lag) => (
+              <tr>
+                <td>{lag.subscriber}</td>
+                <td class="number">
+                  {lag.eventsBehind > 0 ? <strong class="flag">{lag.eventsBehind}</strong> : 0}
+                </td>
+                <td class="number">{Math.round(lag.secondsBehind)}</td>
+                <td>{lag.updatedAt.toISOString()}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
 

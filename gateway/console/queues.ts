@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MAX_DEAD_LETTERS_HELD } from "../../contracts/broker.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { outboxLag } from "../../workflow/outbox/outbox-lag.ts";
 import type { GatewayUses } from "../gateway-env.ts";
 import { queueOverview } from "../queue-overview.ts";
 import {
@@ -20,7 +21,7 @@ const messageIdSchema = z.string().min(1).max(200).optional();
 const LETTERS_SHOWN = 100;
 
 /** The work queues: depth and consumers, and their dead letters read, replayed and purged with the admin API's broker calls. */
-export function queuePages(app: ConsoleApp, deps: GatewayUses<"broker" | "log">) {
+export function queuePages(app: ConsoleApp, deps: GatewayUses<"broker" | "db" | "log">) {
   const { broker } = deps;
 
   const queues = (): Promise<QueueView[]> => queueOverview(broker);
@@ -33,7 +34,10 @@ export function queuePages(app: ConsoleApp, deps: GatewayUses<"broker" | "log">)
   const pageOf = (queue: QueueView) => `/console/queues/${encodeURIComponent(queue.queue)}`;
 
   consolePage(app, "/queues", {
-    get: async (c) => render(c, queuesView({ session: pageSession(c), queues: await queues() })),
+    get: async (c) => {
+      const [list, outbox] = await Promise.all([queues(), outboxLag(deps.db.sql)]);
+      return render(c, queuesView({ session: pageSession(c), queues: list, outbox }));
+    },
   });
 
   consolePage(app, "/queues/:queue", {

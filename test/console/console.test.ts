@@ -381,7 +381,9 @@ describe("the operator console in a browser", {
     await page.goto(at("/console/feeds?tenant=example.edu"));
     assert.match((await page.textContent("main")) ?? "", /example\.edu has no enterprise feed/);
     await page.goto(at("/console/queues"));
-    assert.match((await page.textContent("tbody")) ?? "", /notify\.app/);
+    assert.match((await page.textContent("#queues tbody")) ?? "", /notify\.app/);
+    // The relay's subscribers, each with how far it is behind.
+    assert.match((await page.textContent("#outbox tbody")) ?? "", /workflow\.push\s*0/);
 
     const cookie = `console_session=${(await sessionCookie())!.value}`;
     const cases: [string, number][] = [
