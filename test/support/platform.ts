@@ -3,7 +3,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
-import { type RunningProcess, startAllInOne } from "../../bin/processes.ts";
+import { type RunningProcess, startAllInOne, startGateway } from "../../bin/processes.ts";
 import { loadConfig } from "../../runtime/config.ts";
 import { type Database, openDatabase } from "../../runtime/database.ts";
 import { migrate } from "../../runtime/migrations.ts";
@@ -106,8 +106,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the whole platform in this process on a free port, its public URL that port's. */
-export async function startTestPlatform(env: Record<string, string>): Promise<TestPlatform> {
+/**
+ * Starts the whole platform in this process on a free port, its public URL that port's; with
+ * `serving: "http only"`, a gateway alone (no worker parts: no jobs consumed, no outbox relay).
+ */
+export async function startTestPlatform(
+  env: Record<string, string>,
+  serving: "everything" | "http only" = "everything",
+): Promise<TestPlatform> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
@@ -117,7 +123,7 @@ export async function startTestPlatform(env: Record<string, string>): Promise<Te
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ...env,
   });
-  const running = await startAllInOne(config);
+  const running = await (serving === "http only" ? startGateway(config) : startAllInOne(config));
   return { url, running, stop: () => running.stop() };
 }
 

@@ -25,8 +25,8 @@ for (const mode of await testModes()) {
     before(async () => {
       const prepared = await mode.prepare();
       cleanup = prepared.cleanup;
-      platform = await startTestPlatform({ ...prepared.env, ADMIN_TOKEN, METRICS_TOKEN });
-      // The platform registers no subscriber: these cursors and events are the test's alone.
+      // A gateway alone runs no relay: these cursors and events are the test's alone.
+      platform = await startTestPlatform({ ...prepared.env, ADMIN_TOKEN, METRICS_TOKEN }, "http only");
       const sql = platform.running.platform.db.sql;
       await insertEvents(sql, 4, 600);
       await insertEvents(sql, 3, 120);
