@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { outboxLag } from "../../workflow/outbox/outbox-lag.ts";
-import type { GatewayDeps, GatewayEnv } from "../gateway-env.ts";
+import { checkConsistency, MAX_INCONSISTENCIES } from "../../workflow/consistency-check.ts";
+import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const subscriberSchema = z
@@ -23,8 +24,19 @@ const lagSchema = z
   })
   .openapi("OutboxLag");
 
-/** The operators' view of the workflow outbox relay: how far each subscriber is behind. */
-export function outboxAdminRoutes(deps: GatewayDeps) {
+const inconsistenciesSchema = z
+  .object({
+    inconsistencies: z
+      .array(z.object({ processId: z.uuid(), rule: z.string() }))
+      .openapi({ description: `at most ${MAX_INCONSISTENCIES}; empty when every process's rows agree` }),
+  })
+  .openapi("WorkflowInconsistencies");
+
+/**
+ * The operators' view of the workflow's health: how far each subscriber of the outbox relay is
+ * behind, and whether the processes' rows agree with each other (after an incident, say).
+ */
+export function outboxAdminRoutes(deps: GatewayUses<"db">) {
   const app = new OpenAPIHono<GatewayEnv>();
   serve(app, {
     surface: "platform",
@@ -50,6 +62,27 @@ export function outboxAdminRoutes(deps: GatewayDeps) {
       }));
       return c.json({ unsequenced: lag.unsequenced, subscribers }, 200);
     },
+  });
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/consistency",
+    operationId: "checkWorkflowConsistency",
+    tags: ["Admin"],
+    summary:
+      "Check that every process's rows agree: to-do rows, open tasks, end times, inbox rows, activities and outbox events",
+    description:
+      "Reads every process (a scan: run it after an incident, not on a schedule). Each finding names the process and the rule its rows break.",
+    security: [{ admin: [] }],
+    responses: {
+      200: {
+        description: "the processes whose rows disagree, and how",
+        content: { "application/json": { schema: inconsistenciesSchema } },
+      },
+    },
+    errors: [503],
+    operatorToken: true,
+    handle: async (c) => c.json({ inconsistencies: await checkConsistency(deps.db.sql) }, 200),
   });
   return app;
 }

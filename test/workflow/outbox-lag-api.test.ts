@@ -84,6 +84,40 @@ for (const mode of await testModes()) {
       assert.equal(refused.status, 401);
     });
 
+    it("GET /admin/workflows/consistency names the processes whose rows disagree", async () => {
+      const check = async () => {
+        const response = await fetch(`${platform!.url}/admin/workflows/consistency`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+        assert.equal(response.status, 200);
+        return ((await response.json()) as { inconsistencies: { processId: string; rule: string }[] })
+          .inconsistencies;
+      };
+      assert.deepEqual(await check(), []);
+      // A to-do row whose task is gone from the to-do: the rows of a process that disagree.
+      const sql = platform!.running.platform.db.sql;
+      const [tenant] = await sql<{ id: string }[]>`
+        insert into tenants (domain, name) values ('check.edu', 'Check') returning id`;
+      const [user] = await sql<{ id: string }[]>`
+        insert into users (tenant_id, account, name) values (${tenant!.id}, 'una', 'Una') returning id`;
+      const [app] = await sql<{ id: string }[]>`
+        insert into workflow_apps (tenant_id, code, name) values (${tenant!.id}, 'a', 'A') returning id`;
+      const [version] = await sql<{ id: string }[]>`
+        insert into workflow_versions (app_id, number, definition, digest)
+        values (${app!.id}, 1, '{}', 'd') returning id`;
+      const [process] = await sql<{ id: string }[]>`
+        insert into workflow_processes (tenant_id, test, app_id, version_id, name, owner_id, status)
+        values (${tenant!.id}, false, ${app!.id}, ${version!.id}, 'P', ${user!.id}, 'doing') returning id`;
+      const found = await check();
+      assert.ok(
+        found.some(
+          (finding) =>
+            finding.processId === process!.id && finding.rule === "a process going on with no task open",
+        ),
+        JSON.stringify(found),
+      );
+    });
+
     it("/metrics has the same figures as gauges", async () => {
       const response = await fetch(`${platform!.url}/metrics`, {
         headers: { authorization: `Bearer ${METRICS_TOKEN}` },
