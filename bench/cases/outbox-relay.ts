@@ -1,10 +1,12 @@
 import { pino } from "pino";
+import { EmbeddedBroker } from "../../runtime/broker/embedded-broker.ts";
 import { loadConfig } from "../../runtime/config.ts";
 import { openDatabase, type Queryable, type Sql } from "../../runtime/database.ts";
 import { migrate } from "../../runtime/migrations.ts";
 import { freshDatabase } from "../../test/support/platform.ts";
 import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
 import type { OutboxEvent, OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
+import { workflowPushSubscriber } from "../../workflow/workflow-push.ts";
 import { type BenchCase, higherIsBetter } from "../bench-result.ts";
 import { DATABASE_URL } from "../platform-env.ts";
 import { median } from "../statistics.ts";
@@ -17,6 +19,7 @@ const RATIO = 0.55;
 const ABSOLUTE = 5_000;
 
 const log = pino({ level: "silent" });
+const TENANT = "00000000-0000-0000-0000-000000000001";
 
 /** A subscriber that writes each event's id into a table of its own, in the relay's transaction. */
 class TableRecorder implements OutboxSubscriber {
@@ -30,15 +33,20 @@ class TableRecorder implements OutboxSubscriber {
   }
 }
 
-/** `EVENTS` engine-sized events of 1,000 processes, none with a position yet. */
-async function writeEvents(sql: Sql): Promise<void> {
-  await sql`truncate workflow_events, workflow_outbox_cursors, bench_received`;
+/**
+ * `EVENTS` engine-sized events of 1,000 processes, none with a position yet, written after the
+ * subscribers' cursors (a subscriber takes the events written once it exists): copies to one of the
+ * 1,000 users each, which the push subscriber turns into a message each.
+ */
+async function writeEvents(sql: Sql, subscribers: readonly string[]): Promise<void> {
+  await sql`truncate workflow_events, workflow_outbox_cursors, bench_received, push_messages, push_clocks`;
+  await sql`insert into workflow_outbox_cursors (subscriber) select unnest(${subscribers as string[]}::text[])`;
   await sql`
-    insert into workflow_events (tenant_id, test, process_id, type, task_id, users, payload)
-    select '00000000-0000-0000-0000-000000000001', false, ('00000000-0000-0000-0000-' || lpad((i % 1000)::text, 12, '0'))::uuid,
-           'todo.created', gen_random_uuid(), array[gen_random_uuid()],
-           jsonb_build_object('type', 'todo.created', 'node', 'approve', 'task', gen_random_uuid())
-    from generate_series(1, ${EVENTS}) as i`;
+    insert into workflow_events (tenant_id, test, process_id, type, users, payload)
+    select ${TENANT}, false, ('00000000-0000-0000-0000-' || lpad((i % 1000)::text, 12, '0'))::uuid,
+           'cc', array[u.id], jsonb_build_object('type', 'cc', 'node', 'approve', 'task', null)
+    from generate_series(1, ${EVENTS}) as i
+    join (select id, row_number() over (order by id) - 1 as n from users) u on u.n = i % 1000`;
   await sql`vacuum analyze workflow_events`;
 }
 
@@ -59,13 +67,17 @@ async function bareRead(sql: Sql): Promise<number> {
   return EVENTS / ((performance.now() - started) / 1000);
 }
 
-/** The relay, sequencing and delivering every event to the recorder, events a second. */
-async function relayed(sql: Sql): Promise<number> {
-  const recorder = new TableRecorder();
+/** The relay, sequencing and delivering every event to the subscriber, events a second. */
+async function relayed(sql: Sql, subscriber: OutboxSubscriber): Promise<number> {
   const started = performance.now();
-  const relay = startOutboxRelay({ sql, log }, [recorder], { retainSeconds: 86_400, batchSize: BATCH });
+  const relay = startOutboxRelay({ sql, log }, [subscriber], { retainSeconds: 86_400, batchSize: BATCH });
   try {
-    while (recorder.received < EVENTS) await new Promise((resolve) => setTimeout(resolve, 2));
+    const delivered = async () => {
+      const [row] = await sql<{ position: number }[]>`
+        select position::float8 as position from workflow_outbox_cursors where subscriber = ${subscriber.name}`;
+      return row?.position ?? 0;
+    };
+    while ((await delivered()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 5));
     return EVENTS / ((performance.now() - started) / 1000);
   } finally {
     await relay.stop();
@@ -74,31 +86,47 @@ async function relayed(sql: Sql): Promise<number> {
 
 export const outboxRelayBench: BenchCase = {
   name: "outbox-relay",
-  description: `${EVENTS.toLocaleString("en")} outbox events sequenced and delivered to a subscriber writing them to a table`,
+  description: `${EVENTS.toLocaleString("en")} outbox events (copies to 1,000 users) sequenced and delivered to a subscriber writing them to a table, then to the push subscriber storing a message each`,
   async run() {
     const scratch = await freshDatabase(DATABASE_URL);
     const db = await openDatabase(loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: "silent" }), log);
+    // The push subscriber's notices go out on a broker no gateway listens to here.
+    const broker = new EmbeddedBroker(log);
     try {
       await migrate(db.sql, log);
       await db.sql`create table bench_received (event_id bigint not null)`;
-      const values: number[] = [];
-      const references: number[] = [];
-      const ratios: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        await writeEvents(db.sql);
-        const reference = await bareRead(db.sql);
-        const value = await relayed(db.sql);
-        references.push(reference);
-        values.push(value);
-        ratios.push(value / reference);
+      await db.sql`insert into tenants (id, domain, name) values (${TENANT}, 'bench.edu', 'Bench')`;
+      await db.sql`
+        insert into users (tenant_id, account, name)
+        select ${TENANT}, 'user' || i, 'User ' || i from generate_series(1, 1000) as i`;
+      const subscribers = {
+        recorder: new TableRecorder(),
+        push: workflowPushSubscriber({ broker, log }),
+      };
+      const rows = [];
+      for (const [name, subscriber] of Object.entries(subscribers)) {
+        const values: number[] = [];
+        const references: number[] = [];
+        const ratios: number[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          await writeEvents(db.sql, [subscriber.name]);
+          const reference = await bareRead(db.sql);
+          const value = await relayed(db.sql, subscriber);
+          references.push(reference);
+          values.push(value);
+          ratios.push(value / reference);
+        }
+        const row = name === "push" ? "outbox-relay.push-throughput" : "outbox-relay.throughput";
+        rows.push(
+          higherIsBetter(row, "events/s", median(values), median(references), RATIO, {
+            ratio: median(ratios),
+            absoluteTarget: ABSOLUTE,
+          }),
+        );
       }
-      return [
-        higherIsBetter("outbox-relay.throughput", "events/s", median(values), median(references), RATIO, {
-          ratio: median(ratios),
-          absoluteTarget: ABSOLUTE,
-        }),
-      ];
+      return rows;
     } finally {
+      await broker.close();
       await db.close();
       await scratch.drop();
     }

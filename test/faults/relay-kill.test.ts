@@ -78,6 +78,9 @@ describe("the outbox relay's worker killed (SIGKILL) while it relays, and starte
         {
           CALLBACK_ALLOWED_HOSTS: new URL(hooks.url).host,
           CALLBACK_RETRY_DELAYS_MS: "500,1000",
+          // A send the victim had in hand is leased to it for the send timeout, then tried again.
+          NOTIFY_SEND_TIMEOUT_MS: "2000",
+          NOTIFY_RETRY_DELAYS_MS: "1000,2000,4000",
           NOTIFY_SWEEP_INTERVAL_MS: "500",
           NOTIFY_PENDING_AGE_SECONDS: "2",
         },

@@ -82,9 +82,12 @@ interface Envelope {
  */
 async function clients(gatewayUrl: () => string, token: string, until: () => boolean): Promise<Set<string>> {
   const started = new Set<string>();
+  let failed: Error | undefined;
   /** Sends until an envelope comes back (the platform answered), whatever its errno. */
   const answered = async (method: string, path: string, params: Record<string, string>, headers = {}) => {
-    for (;;) {
+    const deadline = Date.now() + 60_000;
+    let last = "";
+    while (!failed) {
       try {
         const response = await fetch(`${gatewayUrl()}/apis/v2${path}?${new URLSearchParams(params)}`, {
           method,
@@ -92,33 +95,43 @@ async function clients(gatewayUrl: () => string, token: string, until: () => boo
           signal: AbortSignal.timeout(10_000),
         });
         if (response.status === 200) return (await response.json()) as Envelope;
-      } catch {
+        last = `${response.status} ${await response.text()}`;
+      } catch (error) {
         // The gateway gone or the database away: sent again.
+        last = String(error);
       }
+      if (Date.now() > deadline) throw new Error(`${method} ${path} unanswered for a minute: ${last}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw failed;
+  };
+  const client = async (i: number) => {
+    while (!until() && !failed) {
+      const key = randomUUID();
+      const start = await answered(
+        "PUT",
+        "/process",
+        { code: "approval", userId: `applicant${i}` },
+        { "idempotency-key": key },
+      );
+      assert.equal(start.errno, 0, start.error);
+      started.add(key);
+      const form = start.entities[3] as { id: string };
+      const handled = await answered("POST", `/task/${form.id}`, { userId: `applicant${i}` });
+      assert.ok(
+        handled.errno === 0 || handled.ecode === "TASK_ALREADY_HANDLED",
+        `the form handled, or found handled when sent again: ${handled.error}`,
+      );
     }
   };
   await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, i) => {
-      while (!until()) {
-        const key = randomUUID();
-        const start = await answered(
-          "PUT",
-          "/process",
-          { code: "approval", userId: `applicant${i}` },
-          { "idempotency-key": key },
-        );
-        assert.equal(start.errno, 0, start.error);
-        started.add(key);
-        const form = start.entities[3] as { id: string };
-        const handled = await answered("POST", `/task/${form.id}`, { userId: `applicant${i}` });
-        assert.ok(
-          handled.errno === 0 || handled.ecode === "TASK_ALREADY_HANDLED",
-          `the form handled, or found handled when sent again: ${handled.error}`,
-        );
-      }
-    }),
+    Array.from({ length: CLIENTS }, (_, i) =>
+      client(i).catch((error: Error) => {
+        failed ??= error;
+      }),
+    ),
   );
+  if (failed) throw failed;
   return started;
 }
 
@@ -129,7 +142,9 @@ async function underFault(
   const setup: DistributedSetup = await distributedSetup(bootstrap);
   const processes: PlatformProcess[] = [];
   try {
-    const gateway = { current: await PlatformProcess.gateway(setup.env) };
+    // Every gateway of the platform has its public URL, its tokens' issuer, as production's do.
+    const env = { ...setup.env, PUBLIC_URL: "https://workflow.example.edu" };
+    const gateway = { current: await PlatformProcess.gateway(env) };
     processes.push(gateway.current, await PlatformProcess.worker(setup.env, ["--all"]));
     const token = await issueToken(
       gateway.current.url,
@@ -150,7 +165,7 @@ async function underFault(
       30_000,
       "the clients under way",
     );
-    await fault(gateway, setup.env);
+    await fault(gateway, env);
     processes.push(gateway.current);
     endAt = Date.now() + AFTER_FAULT_MS;
     const keys = await running;
