@@ -16,6 +16,8 @@ const BATCH = 500;
 const ROUNDS = 3;
 /** The bar on the ratio to the bare read (docs/benchmark-bars.md), and the issue's 5,000 events a second. */
 const RATIO = 0.55;
+/** The push subscriber writes a message and moves a clock per event: its bar on the same reference. */
+const PUSH_RATIO = 0.25;
 const ABSOLUTE = 5_000;
 
 const log = pino({ level: "silent" });
@@ -72,12 +74,15 @@ async function relayed(sql: Sql, subscriber: OutboxSubscriber): Promise<number> 
   const started = performance.now();
   const relay = startOutboxRelay({ sql, log }, [subscriber], { retainSeconds: 86_400, batchSize: BATCH });
   try {
-    const delivered = async () => {
-      const [row] = await sql<{ position: number }[]>`
-        select position::float8 as position from workflow_outbox_cursors where subscriber = ${subscriber.name}`;
-      return row?.position ?? 0;
+    // Every event numbered, and the cursor at the last: the subscriber has accepted them all.
+    const done = async () => {
+      const [row] = await sql<{ done: boolean }[]>`
+        select not exists (select from workflow_events where position is null)
+           and (select position from workflow_outbox_cursors where subscriber = ${subscriber.name})
+             >= (select max(position) from workflow_events) as done`;
+      return row!.done;
     };
-    while ((await delivered()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 5));
     return EVENTS / ((performance.now() - started) / 1000);
   } finally {
     await relay.stop();
@@ -118,10 +123,17 @@ export const outboxRelayBench: BenchCase = {
         }
         const row = name === "push" ? "outbox-relay.push-throughput" : "outbox-relay.throughput";
         rows.push(
-          higherIsBetter(row, "events/s", median(values), median(references), RATIO, {
-            ratio: median(ratios),
-            absoluteTarget: ABSOLUTE,
-          }),
+          higherIsBetter(
+            row,
+            "events/s",
+            median(values),
+            median(references),
+            name === "push" ? PUSH_RATIO : RATIO,
+            {
+              ratio: median(ratios),
+              absoluteTarget: ABSOLUTE,
+            },
+          ),
         );
       }
       return rows;

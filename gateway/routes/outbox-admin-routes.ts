@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { outboxLag } from "../../workflow/outbox/outbox-lag.ts";
 import { checkConsistency, MAX_INCONSISTENCIES } from "../../workflow/consistency-check.ts";
+import { outboxLag } from "../../workflow/outbox/outbox-lag.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 

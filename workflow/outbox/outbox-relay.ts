@@ -23,6 +23,8 @@ export interface OutboxRelayOptions {
    * notification queue lock, for a wake-up a 100 ms poll gives as well.
    */
   idlePauseMs?: Backoff;
+  /** The pause after a round that moved less than a full batch, so the next one finds more. */
+  gatherPauseMs?: number;
   /** The pause before a subscriber that threw is offered its batch again. */
   retryPauseMs?: Backoff;
   /** How often the delivered events past their age are deleted. */
@@ -37,6 +39,7 @@ export interface OutboxRelay {
 const DEFAULTS = {
   batchSize: 500,
   idlePauseMs: { first: 10, most: 100 },
+  gatherPauseMs: 50,
   retryPauseMs: { first: 1000, most: 60_000 },
   pruneIntervalMs: 60_000,
 };
@@ -85,8 +88,11 @@ export function startOutboxRelay(
     }
   }
 
-  /** One pass: number what committed, offer each subscriber behind the head its batch. Whether any moved. */
-  async function round(): Promise<boolean> {
+  /**
+   * One pass: number what committed, offer each subscriber behind the head its batch. How much
+   * moved: "full" when a batch was full (more is waiting), "some", or "none".
+   */
+  async function round(): Promise<"full" | "some" | "none"> {
     if (!cursorsMade) {
       await addCursors(sql, names);
       cursorsMade = true;
@@ -105,15 +111,18 @@ export function startOutboxRelay(
       const pruned = await pruneDeliveredEvents(sql, names, settings.retainSeconds);
       if (pruned > 0) log.info({ pruned }, "delivered outbox events deleted");
     }
-    return sequenced > 0 || accepted.some((count) => count > 0);
+    const most = Math.max(sequenced, ...accepted);
+    return most >= settings.batchSize ? "full" : most > 0 ? "some" : "none";
   }
 
   async function loop(): Promise<void> {
     let pause: number;
     try {
       const moved = await round();
-      idlePause = moved ? settings.idlePauseMs.first : doubled(idlePause, settings.idlePauseMs);
-      pause = moved ? 0 : idlePause;
+      idlePause = moved !== "none" ? settings.idlePauseMs.first : doubled(idlePause, settings.idlePauseMs);
+      // Under a steady trickle, a short gathering pause makes a few batches of many events out of
+      // what would be a transaction per subscriber for every handful.
+      pause = moved === "full" ? 0 : moved === "some" ? settings.gatherPauseMs : idlePause;
     } catch (error) {
       // The database out of reach, say: try again after the longest idle pause.
       log.warn({ err: (error as Error).message }, "outbox relay round failed");
