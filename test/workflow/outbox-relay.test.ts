@@ -43,6 +43,7 @@ const oneStep = workflowDefinitionSchema.parse({
 const FAST: OutboxRelayOptions = {
   retainSeconds: 3600,
   idlePauseMs: { first: 5, most: 50 },
+  gatherPauseMs: 5,
   retryPauseMs: { first: 20, most: 50 },
 };
 
@@ -245,6 +246,7 @@ for (const mode of await testModes()) {
 
     it("picks up an event committed while it idles within 200 ms", async () => {
       const recorder = new Recorder("recorder");
+      await subscribedBefore(db.sql, "recorder");
       // Production's pauses: an idle relay polls every 100 ms at most.
       start([recorder], { idlePauseMs: { first: 10, most: 100 } });
       const latencies: number[] = [];
@@ -378,6 +380,7 @@ for (const mode of await testModes()) {
     if (mode.name === "distributed") {
       it("never skips an event whose transaction commits after a later one was delivered", async () => {
         const recorder = new Recorder("recorder");
+        await subscribedBefore(db.sql, "recorder");
         start([recorder]);
         const early = await db.sql.reserve();
         try {
