@@ -115,7 +115,7 @@ async function sendNotices(
         activity: {
           category: "NOTIFICATION",
           level,
-          tags: kind === "todo" ? "NOTIFY_TODO" : "NOTIFY_CC",
+          tags: kind === "todo" ? "NOTIFY_TASK" : "NOTIFY_CC",
           description,
           user: null,
           task: event.taskId,

@@ -200,8 +200,8 @@ for (const mode of await testModes()) {
       );
       assert.deepEqual(activities.entities.map((activity) => [activity.tags, activity.description]).sort(), [
         ["NOTIFY_CC", "copy notice sent on email to alice"],
-        ["NOTIFY_TODO", "new to-do notice sent on email to carol"],
-        ["NOTIFY_TODO", "new to-do notice sent on email to erin"],
+        ["NOTIFY_TASK", "new to-do notice sent on email to carol"],
+        ["NOTIFY_TASK", "new to-do notice sent on email to erin"],
       ]);
     });
 
