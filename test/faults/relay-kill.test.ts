@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { idempotencyKeys, waitUntilAllSent } from "../support/app-channel.ts";
+import { waitUntilRelayed } from "../support/outbox.ts";
 import { distributedSetup, PlatformProcess, requireRealServices } from "../support/platform-processes.ts";
 import { RecordingServer } from "../support/recording-server.ts";
 import { issueToken } from "../support/tokens.ts";
@@ -132,17 +133,7 @@ describe("the outbox relay's worker killed (SIGKILL) while it relays, and starte
         const events = await sql<{ id: string; task: string | null; type: string }[]>`
           select id::text, task_id as task, type from workflow_events order by id`;
         assert.equal(events.length, STARTS * 2);
-        await waitFor(
-          async () => {
-            const [row] = await sql<{ behind: number }[]>`
-              select count(*)::int as behind from workflow_events e
-              where e.position is null
-                 or exists (select from workflow_outbox_cursors c where c.position < e.position)`;
-            return row!.behind === 0;
-          },
-          60_000,
-          "every subscriber past every event",
-        );
+        await waitUntilRelayed(sql, 60_000, "every subscriber past every event");
         const todos = events.filter((event) => event.type === "todo.created");
         assert.equal(todos.length, STARTS);
 

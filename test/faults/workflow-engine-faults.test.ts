@@ -5,6 +5,7 @@ import { readdir } from "node:fs/promises";
 import { before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { checkConsistency } from "../../workflow/consistency-check.ts";
+import { waitUntilRelayed } from "../support/outbox.ts";
 import {
   type DistributedSetup,
   distributedSetup,
@@ -176,17 +177,7 @@ async function underFault(
     assert.equal(counts!.keys, keys.size, "every answered start's key kept");
     assert.equal(counts!.processes, keys.size, "one process per start, none started twice");
     assert.deepEqual(await checkConsistency(setup.sql), [], "every process's rows agree");
-    await waitFor(
-      async () => {
-        const [row] = await setup.sql<{ behind: number }[]>`
-          select count(*)::int as behind from workflow_events e
-          where e.position is null
-             or exists (select from workflow_outbox_cursors c where c.position < e.position)`;
-        return row!.behind === 0;
-      },
-      60_000,
-      "every event of every committed command relayed",
-    );
+    await waitUntilRelayed(setup.sql, 60_000, "every event of every committed command relayed");
   } finally {
     await Promise.all(processes.map((process) => process.stop()));
     await setup.cleanup();
