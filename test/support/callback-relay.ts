@@ -1,7 +1,7 @@
 import type { Sql } from "../../runtime/database.ts";
 import { startableApp } from "../../workflow/app-store.ts";
 import { callbackSubscriber } from "../../workflow/messenger/callback-subscriber.ts";
-import { deliverBatch } from "../../workflow/outbox/outbox-delivery.ts";
+import { deliverBatches } from "../../workflow/outbox/outbox-delivery.ts";
 import { sequenceEvents } from "../../workflow/outbox/outbox-sequencer.ts";
 import { startProcess } from "../../workflow/process-commands.ts";
 import { silentLogger } from "./wait.ts";
@@ -17,7 +17,12 @@ export class TestRelay {
     await this.sql`
       insert into workflow_outbox_cursors (subscriber) values (${callbackSubscriber.name}) on conflict do nothing`;
     while ((await sequenceEvents(this.sql, 500)) > 0);
-    while ((await deliverBatch(this.sql, callbackSubscriber, 500, silentLogger)) > 0);
+    for (;;) {
+      const { accepted, failed } = await deliverBatches(this.sql, [callbackSubscriber], 500, silentLogger);
+      const error = failed.get(callbackSubscriber.name);
+      if (error) throw error;
+      if (!accepted.get(callbackSubscriber.name)) break;
+    }
   }
 
   /** Moves the cursor back before the first of these events and runs: the relay's offer after a failed commit. */

@@ -18,12 +18,12 @@ export async function callbackTargetsOf(
   if (processIds.length === 0) return [];
   return sql<CallbackTarget[]>`
     select p.id as "processId", p.app_id as "appId", a.code as "appCode", v.number as "versionNumber",
-           v.definition -> 'events' as events
+           v.callback_events as events
     from workflow_processes p
     join workflow_versions v on v.id = p.version_id
     join workflow_apps a on a.id = p.app_id
     where p.id = any(${processIds as string[]}::uuid[])
-      and jsonb_array_length(coalesce(v.definition -> 'events', '[]')) > 0`;
+      and v.callback_events is not null`;
 }
 
 /** A delivery to make: an event's body for one URL. */

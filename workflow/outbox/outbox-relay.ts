@@ -1,6 +1,6 @@
 import type { Sql } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { deliverBatch } from "./outbox-delivery.ts";
+import { deliverBatches } from "./outbox-delivery.ts";
 import { pruneDeliveredEvents } from "./outbox-retention.ts";
 import { sequenceEvents } from "./outbox-sequencer.ts";
 import { addCursors, readOutboxHead } from "./outbox-store.ts";
@@ -70,22 +70,26 @@ export function startOutboxRelay(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
-  /** Offers one subscriber its next batch; a failure is logged and retried later, never thrown. */
-  async function offer(subscriber: OutboxSubscriber): Promise<number> {
-    try {
-      const accepted = await deliverBatch(sql, subscriber, settings.batchSize, log);
-      failures.delete(subscriber.name);
-      return accepted;
-    } catch (error) {
-      const failed = failures.get(subscriber.name);
-      const pause = failed ? doubled(failed.pause, settings.retryPauseMs) : settings.retryPauseMs.first;
-      failures.set(subscriber.name, { pause, retryAt: Date.now() + pause });
+  /** Offers the due subscribers their next batches; a failure is logged and retried later, never thrown. */
+  async function offer(due: readonly OutboxSubscriber[]): Promise<number[]> {
+    if (due.length === 0) return [];
+    const { accepted, failed } = await deliverBatches(sql, due, settings.batchSize, log);
+    const now = Date.now();
+    for (const subscriber of due) {
+      const error = failed.get(subscriber.name);
+      if (!error) {
+        failures.delete(subscriber.name);
+        continue;
+      }
+      const before = failures.get(subscriber.name);
+      const pause = before ? doubled(before.pause, settings.retryPauseMs) : settings.retryPauseMs.first;
+      failures.set(subscriber.name, { pause, retryAt: now + pause });
       log.warn(
-        { subscriber: subscriber.name, retryInMs: pause, err: (error as Error).message },
+        { subscriber: subscriber.name, retryInMs: pause, err: error.message },
         "outbox subscriber failed; its batch is offered again",
       );
-      return 0;
     }
+    return [...accepted.values()];
   }
 
   /**
@@ -105,7 +109,7 @@ export function startOutboxRelay(
         (failures.get(subscriber.name)?.retryAt ?? 0) <= now &&
         (sequenced > 0 || (head.cursors.get(subscriber.name) ?? 0) < head.head),
     );
-    const accepted = await Promise.all(due.map(offer));
+    const accepted = await offer(due);
     if (now >= nextPruneAt) {
       nextPruneAt = now + settings.pruneIntervalMs;
       const pruned = await pruneDeliveredEvents(sql, names, settings.retainSeconds);

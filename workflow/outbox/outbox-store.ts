@@ -1,4 +1,4 @@
-import type { Queryable } from "../../runtime/database.ts";
+import { type Queryable, sendCommitBehind } from "../../runtime/database.ts";
 import type { OutboxEvent } from "./outbox-subscriber.ts";
 
 /**
@@ -72,19 +72,26 @@ export async function readOutboxHead(sql: Queryable, subscribers: readonly strin
   return { unsequenced: first.unsequenced, head: first.head, cursors };
 }
 
+/** A subscriber's cursor: the last position it moved past. */
+export interface CursorAt {
+  subscriber: string;
+  position: number;
+}
+
 /**
- * Locks the subscriber's cursor for the transaction and returns its position; undefined when
- * another transaction holds it (another worker delivering to that subscriber) or there is none.
+ * Locks these subscribers' cursors for the transaction and returns their positions; a cursor
+ * another transaction holds (another worker delivering to that subscriber) is absent, as is one
+ * not made yet.
  */
-export async function lockCursor(
+export async function lockCursors(
   tx: Queryable,
-  subscriber: string,
-): Promise<{ position: number; startsAfterId: number } | undefined> {
-  const [row] = await tx<{ position: number; startsAfterId: number }[]>`
-    select position::float8 as position, starts_after_id::float8 as "startsAfterId"
+  subscribers: readonly string[],
+): Promise<Map<string, { position: number; startsAfterId: number }>> {
+  const rows = await tx<{ subscriber: string; position: number; startsAfterId: number }[]>`
+    select subscriber, position::float8 as position, starts_after_id::float8 as "startsAfterId"
     from workflow_outbox_cursors
-    where subscriber = ${subscriber} for update skip locked`;
-  return row;
+    where subscriber = any(${subscribers as string[]}::text[]) for update skip locked`;
+  return new Map(rows.map(({ subscriber, ...cursor }) => [subscriber, cursor]));
 }
 
 /** The events after `position`, in position order. */
@@ -95,10 +102,19 @@ export async function eventsAfter(tx: Queryable, position: number, limit: number
     from workflow_events e where e.position > ${position} order by e.position limit ${limit}`;
 }
 
-export async function moveCursor(tx: Queryable, subscriber: string, position: number): Promise<void> {
-  await tx`
-    update workflow_outbox_cursors set position = ${position}, updated_at = now()
-    where subscriber = ${subscriber}`;
+/**
+ * Moves each cursor to its new position, in one statement; the last of its transaction, whose
+ * commit is sent right behind it.
+ */
+export async function moveCursors(tx: Queryable, moves: readonly CursorAt[]): Promise<void> {
+  if (moves.length === 0) return;
+  const moved = tx`
+    update workflow_outbox_cursors c set position = m.position, updated_at = now()
+    from unnest(${moves.map((move) => move.subscriber)}::text[], ${moves.map((move) => move.position)}::bigint[])
+      as m(subscriber, position)
+    where c.subscriber = m.subscriber`.execute();
+  sendCommitBehind(tx);
+  await moved;
 }
 
 /**
