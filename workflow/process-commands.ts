@@ -9,6 +9,7 @@ import type { CompiledWorkflow } from "./engine/compiled-workflow.ts";
 import type { EngineCommand } from "./engine/engine-command.ts";
 import type { EngineResult } from "./engine/engine-result.ts";
 import { checkFormData } from "./form-data.ts";
+import type { DecidedCommand } from "./process-journal.ts";
 import type { ProcessState, TaskState } from "./process-state.ts";
 import {
   type LockTarget,
@@ -60,6 +61,7 @@ interface Decision {
   workflow: CompiledWorkflow;
   now: number;
   result: EngineResult;
+  decided: DecidedCommand;
 }
 
 async function decide(sql: Queryable, read: ProcessWithState, command: EngineCommand): Promise<Decision> {
@@ -77,8 +79,14 @@ async function decideOn(
 ): Promise<Decision> {
   const now = Date.now();
   const lookUp = directoryLookup(sql, tenantId);
-  const result = await applyWithDirectory(workflow, state, command, { now, newId: timeOrderedId }, lookUp);
-  return { workflow, now, result };
+  const { result, decided } = await applyWithDirectory(
+    workflow,
+    state,
+    command,
+    { now, newId: timeOrderedId },
+    lookUp,
+  );
+  return { workflow, now, result, decided };
 }
 
 /**
@@ -92,9 +100,10 @@ async function run(
   options: { shownTask?: string | undefined; endsTransaction?: boolean | undefined } = {},
 ): Promise<Outcome> {
   const { process } = locked;
-  const { workflow, now, result } = await decide(sql, locked, command);
+  const decision = await decide(sql, locked, command);
+  const { result } = decision;
   const followed = needsFollowUp(process, result);
-  const written = await write(sql, { process }, workflow, result, now, {
+  const written = await write(sql, { process }, decision, {
     shownTask: options.shownTask,
     commits: options.endsTransaction && !followed,
   });
@@ -105,9 +114,7 @@ async function run(
 function write(
   sql: Queryable,
   target: ResultTarget,
-  workflow: CompiledWorkflow,
-  result: EngineResult,
-  now: number,
+  { workflow, result, now, decided }: Decision,
   options: { shownTask?: string | undefined; commits?: boolean | undefined } = {},
 ): Promise<Written> {
   const appId = "process" in target ? target.process.appId : target.newProcess.appId;
@@ -117,6 +124,7 @@ function write(
     thingSteps: thingStepsOf(workflow),
     people: shown ? [...shown.candidates, shown.handler, shown.actualUser] : [],
     commits: options.commits ?? false,
+    decided,
   });
 }
 
@@ -242,20 +250,14 @@ export async function startProcess(
   }
   const workflow = await compiledVersion(sql, versionId);
   checkFormData(workflow.definition.schema.fields, input.data);
-  const { now, result } = await decideOn(
-    sql,
-    input.tenantId,
-    workflow,
-    newProcessState(input.ownerId, input.data),
-    {
-      kind: "start",
-      owner: input.ownerId,
-      firstAssignee: input.firstAssignee,
-      entrance: input.entrance,
-      data: input.data,
-      actor: input.actualUserId ?? input.ownerId,
-    },
-  );
+  const decision = await decideOn(sql, input.tenantId, workflow, newProcessState(input.ownerId, input.data), {
+    kind: "start",
+    owner: input.ownerId,
+    firstAssignee: input.firstAssignee,
+    entrance: input.entrance,
+    data: input.data,
+    actor: input.actualUserId ?? input.ownerId,
+  });
   const newProcess = {
     id: timeOrderedId(),
     tenantId: input.tenantId,
@@ -272,8 +274,9 @@ export async function startProcess(
     parentTaskId: input.parent?.taskId ?? null,
     depth: input.parent?.depth ?? 0,
   };
+  const { result } = decision;
   const firstTask = result.tasksCreated[0]!;
-  const { process, people } = await write(sql, { newProcess }, workflow, result, now, {
+  const { process, people } = await write(sql, { newProcess }, decision, {
     shownTask: firstTask.id,
   });
   return { process, state: result.state, firstTask, workflow, people };
@@ -358,11 +361,12 @@ async function handleUnlocked(
   const read = await readProcess(sql, input.tenantId, input.test, { task: input.taskId }, handlerFor(input));
   if (!read) throw new WorkflowRefusal("TASK_NOT_FOUND", `no task ${input.taskId}`);
   checkOwnApp(read.process, input.appId);
-  const { workflow, now, result } = await decide(sql, read, handleCommand(read, input));
+  const decision = await decide(sql, read, handleCommand(read, input));
+  const { result } = decision;
   const target = { process: read.process };
   if (needsFollowUp(read.process, result) || !writesInOneStatement(target, result)) return undefined;
   try {
-    const written = await write(sql, target, workflow, result, now, { shownTask: input.taskId });
+    const written = await write(sql, target, decision, { shownTask: input.taskId });
     const task = result.state.tasks.find((candidate) => candidate.id === input.taskId)!;
     return { process: written.process, result, people: written.people, task };
   } catch (error) {

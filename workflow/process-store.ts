@@ -130,6 +130,21 @@ export async function readProcess(
   return withState(process, { tasks, branches, entrustedBy }, user);
 }
 
+/** These processes with the engine's view of each, read together; any tenant's (for the operator's checks). */
+export async function readProcessesWithState(
+  sql: Queryable,
+  processIds: readonly string[],
+): Promise<ProcessWithState[]> {
+  if (processIds.length === 0) return [];
+  const rows = await sql<(ProcessRow & StateColumns)[]>`
+    select ${sql.unsafe(PROCESS_COLUMNS)}, ${stateColumns(sql, sql`p.id`, { id: "" }, undefined)}
+    from workflow_processes p
+    where id = any(${processIds as string[]}::uuid[])`;
+  return rows.map(({ tasks, branches, entrustedBy, ...process }) =>
+    withState(process, { tasks, branches, entrustedBy }, undefined),
+  );
+}
+
 type StateColumns = Pick<ProcessState, "tasks" | "branches"> & { entrustedBy?: (string | null)[] };
 
 /** The tasks and branches of the process `id` names, and whom `user`'s to-do row of the task stands for. */
@@ -329,7 +344,7 @@ export async function setChildProcess(sql: Queryable, taskId: string, childProce
   await sql`update workflow_tasks set child_process_id = ${childProcessId} where id = ${taskId}`;
 }
 
-/** Replaces a process's form data and the thing codes it names. */
+/** Replaces a process's form data and the thing codes it names, and keeps the change in its journal. */
 export async function updateProcessData(
   sql: Queryable,
   processId: string,
@@ -337,7 +352,11 @@ export async function updateProcessData(
   things: string[],
 ): Promise<void> {
   await sql`
-    update workflow_processes
-    set data = ${sql.json(data as never)}, things = ${things}, updated_at = now(), revision = revision + 1
-    where id = ${processId}`;
+    with header as (
+      update workflow_processes
+      set data = ${sql.json(data as never)}, things = ${things}, updated_at = now(), revision = revision + 1
+      where id = ${processId}
+      returning id, revision)
+    insert into workflow_journal (process_id, revision, kind, body)
+    select id, revision, 'data', ${sql.json(data as never)} from header`;
 }

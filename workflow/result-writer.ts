@@ -2,6 +2,7 @@ import type postgres from "postgres";
 import { joinFragments, type Queryable, sendCommitBehind } from "../runtime/database.ts";
 import type { ActivityRecord, EngineEvent, EngineResult } from "./engine/engine-result.ts";
 import { delegatedInboxCte, inboxCtes, statesOf } from "./inbox-writes.ts";
+import type { DecidedCommand } from "./process-journal.ts";
 import type { TaskState } from "./process-state.ts";
 import { PROCESS_COLUMNS, type ProcessRow } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
@@ -111,6 +112,8 @@ export async function writeResult(
     people?: readonly (string | null)[];
     /** The write ends its transaction: the commit is sent with it (see `sendCommitBehind`). */
     commits?: boolean;
+    /** The command as the process's journal keeps it. */
+    decided: DecidedCommand;
   },
 ): Promise<Written> {
   const { state } = result;
@@ -159,6 +162,9 @@ export async function writeResult(
       from jsonb_to_recordset(${sql.json(copies as never)}) as c("user" uuid, node text)
       on conflict (process_id, user_id) do update set node = excluded.node, updated_at = excluded.updated_at, read_at = null)`);
   }
+  ctes.push(sql`journal_entry as (
+    insert into workflow_journal (process_id, revision, kind, body)
+    select id, revision, 'command', ${sql.json(options.decided as never)} from header)`);
   const entry = sql`(select entry from header)`;
   ctes.push(...journal(sql, process, entry, result.activities, result.events));
 

@@ -6,6 +6,7 @@ import { newProcessState } from "../../workflow/engine/apply-command.ts";
 import { CompiledWorkflow } from "../../workflow/engine/compiled-workflow.ts";
 import type { EngineCommand } from "../../workflow/engine/engine-command.ts";
 import type { EngineResult } from "../../workflow/engine/engine-result.ts";
+import { type JournalEntry, replayJournal, stateDifference } from "../../workflow/process-journal.ts";
 import type { ProcessState, TaskState } from "../../workflow/process-state.ts";
 
 /** Who holds which position (`dept:post`), for answering the engine's directory questions in memory. */
@@ -45,6 +46,7 @@ export function compile(input: WorkflowDefinitionInput): CompiledWorkflow {
 export class MemoryProcess {
   state: ProcessState;
   readonly results: EngineResult[] = [];
+  readonly journal: JournalEntry[] = [];
   private ids = 0;
   now = 1_700_000_000_000;
 
@@ -61,10 +63,21 @@ export class MemoryProcess {
     this.now += 1000;
     const context = { now: this.now, newId: () => `t${++this.ids}` };
     const lookUp = memoryDirectory(this.directory);
-    const result = await applyWithDirectory(this.workflow, this.state, command, context, lookUp);
+    const { result, decided } = await applyWithDirectory(this.workflow, this.state, command, context, lookUp);
     this.state = result.state;
     this.results.push(result);
+    this.journal.push({ revision: this.journal.length, kind: "command", decided });
+    this.checkReplay();
     return result;
+  }
+
+  /** Every command's journal, replayed from the start, gives the state the commands left. */
+  private checkReplay(): void {
+    const children = new Map(this.state.tasks.map((task) => [task.id, task.child]));
+    const replayed = replayJournal(this.workflow, this.journal, (task) => children.get(task) ?? null);
+    if ("failure" in replayed) throw new Error(`the journal does not replay: ${replayed.failure}`);
+    const difference = stateDifference(replayed.state, this.state);
+    if (difference) throw new Error(`the journal replays to another state: ${difference}`);
   }
 
   start(options: { entrance?: string } = {}): Promise<EngineResult> {

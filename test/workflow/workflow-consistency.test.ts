@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { checkConsistency } from "../../workflow/consistency-check.ts";
-import { handleTask, startProcessFor } from "../../workflow/process-service.ts";
+import { changeDataOf } from "../../workflow/process-data-service.ts";
+import { handleTask, startProcessFor, withdrawTask } from "../../workflow/process-service.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 import { type WorkflowWorld, workflowWorld } from "../support/workflow-services.ts";
 
 /** The applicant's form, then one approval by bob, then the end. */
 const approval = {
+  schema: { fields: [{ name: "days", type: "number" }] },
   graph: {
     nodes: [
       { kind: "start", code: "apply" },
@@ -78,6 +80,7 @@ for (const mode of await testModes()) {
         "an ended process with a task to do",
         "an ended process without its process.ended event",
         "an inbox row with another status than its process",
+        "the journal replays to other rows: its status",
       ]);
 
       const twice = await submitted();
@@ -87,6 +90,43 @@ for (const mode of await testModes()) {
         select tenant_id, test, process_id, type, task_id from workflow_events
         where task_id = ${twice.approvalId} and type = 'todo.done'`;
       assert.deepEqual(await rulesOf(twice.processId), ["a task handled more often than it became a to-do"]);
+    });
+
+    it("replays each process's journal to the rows the store holds, and names what the journal does not explain", async () => {
+      const replayed = await submitted();
+      await changeDataOf(world.deps, world.caller({ user: "alice" }), replayed.processId, { days: 3 });
+      const [form] = await world.db.sql<{ id: string }[]>`
+        select id from workflow_tasks where process_id = ${replayed.processId} and node = 'apply'`;
+      await withdrawTask(world.deps, world.caller({ user: "alice" }), form!.id);
+      await handleTask(world.deps, world.caller({ user: "alice" }), form!.id, {});
+      const [again] = await world.db.sql<{ id: string }[]>`
+        select id from workflow_tasks where process_id = ${replayed.processId} and node = 'approve' and status = 'todo'`;
+      await handleTask(world.deps, world.caller({ user: "bob" }), again!.id, {});
+      const [journal] = await world.db.sql<{ writes: number; kinds: string[] }[]>`
+        select count(*)::int as writes, array_agg(kind order by revision) as kinds
+        from workflow_journal where process_id = ${replayed.processId}`;
+      assert.deepEqual(journal, {
+        writes: 6,
+        kinds: ["command", "command", "data", "command", "command", "command"],
+      });
+      assert.deepEqual(await rulesOf(replayed.processId), []);
+
+      // Rows changed behind the engine's back, in ways the other rules cannot see.
+      const reassigned = await submitted();
+      await world.db.sql`
+        update workflow_tasks set candidates = array[(select id from users where account = 'alice')]
+        where id = ${reassigned.approvalId}`;
+      await world.db.sql`
+        update workflow_todo set user_id = (select id from users where account = 'alice')
+        where task_id = ${reassigned.approvalId}`;
+      assert.deepEqual(await rulesOf(reassigned.processId), [
+        `the journal replays to other rows: task ${reassigned.approvalId}`,
+      ]);
+
+      const unjournaled = await submitted();
+      await world.db.sql`update workflow_processes set data = '{"days": 9}', revision = revision + 1
+                         where id = ${unjournaled.processId}`;
+      assert.deepEqual(await rulesOf(unjournaled.processId), ["a journal of 2 writes for revision 2"]);
     });
   });
 }
