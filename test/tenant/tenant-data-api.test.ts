@@ -469,5 +469,53 @@ for (const mode of await testModes()) {
       const gone = await admin("DELETE", "/tenants/example.edu/memberships/msgapp");
       assert.equal(gone.status, 404);
     });
+
+    it("lets operators make them in the console", async () => {
+      const form = { "content-type": "application/x-www-form-urlencoded" };
+      const signedIn = await fetch(`${platform.url}/console/sign-in`, {
+        method: "POST",
+        headers: form,
+        body: new URLSearchParams({ token: ADMIN_TOKEN }),
+        redirect: "manual",
+      });
+      await signedIn.body?.cancel();
+      const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+      const page = await fetch(`${platform.url}/console/tenants/data?domain=example.edu`, {
+        headers: { cookie },
+      });
+      const html = await page.text();
+      assert.equal(page.status, 200);
+      assert.match(html, /CampusSSO/);
+      assert.match(html, /Please handle \{step\} of \{process\}/);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+      const post = async (path: string, fields: Record<string, string>) => {
+        const response = await fetch(`${platform.url}/console/tenants/data/${path}`, {
+          method: "POST",
+          headers: { ...form, cookie },
+          body: new URLSearchParams({ csrf, domain: "example.edu", ...fields }),
+          redirect: "manual",
+        });
+        await response.body?.cancel();
+        return response.status;
+      };
+      assert.equal(await post("tag", { name: "console-made", index: "7", visible: "true" }), 303);
+      assert.equal(
+        await post("membership", { provider: "Pay", code: "p-9", attributes: '{"desk":"3"}' }),
+        303,
+      );
+      const reminder = JSON.stringify({ channel: "sms", text: "Now: {step}" });
+      assert.equal(await post("setting", { name: "workflow.reminder", value: reminder }), 303);
+      assert.equal(await post("setting", { name: "workflow.reminder", value: "{ not json" }), 400);
+      assert.equal(await post("membership", { provider: "Pay", code: "p-9", attributes: "[1]" }), 400);
+
+      const tags = await api.ok<Tag>("GET", "/enterprise/tags", sys, {}, "/apis/v2d");
+      assert.deepEqual(tags.entities.at(-1)!.name, "console-made");
+      const pay = await api.ok<{ attributes: object }>("GET", "/enterprise/membership/pay", sys);
+      assert.deepEqual(pay.entities[0]!.attributes, { desk: "3" });
+      const setting = await api.ok<{ value: object }>("GET", "/enterprise/setting/workflow.reminder", sys);
+      assert.deepEqual(setting.entities[0]!.value, { channel: "sms", text: "Now: {step}" });
+      assert.equal(await post("remove-tag", { name: "console-made" }), 303);
+      await refused("GET", "/enterprise/tag/console-made", sys, {}, "/apis/v2", "TAG_NOT_FOUND", 40420);
+    });
   });
 }
