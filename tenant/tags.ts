@@ -57,3 +57,13 @@ export async function checkTenantTags(
   const unknown = names.find((name) => !known.has(name));
   if (unknown !== undefined) throw new WorkflowRefusal("TAG_NOT_FOUND", `the tenant has no tag ${unknown}`);
 }
+
+/**
+ * An app's tags (comma-separated, as spec 001 writes them): a tenant that keeps tags holds its apps
+ * to them, refusing a name that is not one; a tenant without tags leaves them free.
+ */
+export async function checkAppTags(sql: Queryable, tenantId: string, tags: string): Promise<void> {
+  const names = [...new Set(tags.split(",").map((name) => name.trim()))].filter(Boolean);
+  if (names.length === 0 || (await tagCount(sql, tenantId)) === 0) return;
+  await checkTenantTags(sql, tenantId, names);
+}

@@ -380,6 +380,21 @@ for (const mode of await testModes()) {
       });
     }
 
+    it("holds an app's tags to the tenant's tags, when the tenant keeps any", async () => {
+      const deploy = async (domain: string, tags: string) => {
+        const response = await api.deploy(domain, "tagged", {
+          definition: memo,
+          online: true,
+          app: { name: "Tagged", tags },
+        });
+        return { status: response.status, body: (await response.json()) as { error?: string } };
+      };
+      const refusedTags = await deploy("example.edu", "finance,nonsense");
+      assert.equal(refusedTags.status, 404);
+      assert.match(refusedTags.body.error ?? "", /no tag nonsense/);
+      assert.equal((await deploy("example.edu", "finance, staff")).status, 200);
+    });
+
     it("keeps code tables to their data mode and tenant", async () => {
       await api.ok("PUT", "/code/mode/item", sys, { code: "LIVE", name: "live only" }, "/apis/v2");
       await refused("GET", "/code/mode/item/LIVE", sys, {}, "/apis/v2d", "CODE_NOT_FOUND", 40421);
