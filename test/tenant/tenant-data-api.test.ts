@@ -442,6 +442,15 @@ for (const mode of await testModes()) {
         const user = await api.ok<{ account: string }>("GET", "/enterprise/user/alice", sys, {}, base);
         assert.equal(user.entities[0]!.account, "alice");
         await api.ok("DELETE", `/enterprise/dept/${dept}`, sys, {}, base);
+        // A body reaches the /triple form as it would have reached it.
+        const posted = await fetch(`${platform.url}${base}/enterprise/post`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${sys}`, "content-type": "application/json" },
+          body: JSON.stringify({ code: `P-${base.length}`, name: "Posted in a body" }),
+        });
+        const created = (await posted.json()) as Envelope<{ name: string }>;
+        assert.equal(created.errno, 0, created.error);
+        assert.equal(created.entities[0]!.name, "Posted in a body");
         const { body } = await api.call<Envelope>("GET", "/enterprise/occupies", sys, {}, base);
         const { body: triple } = await api.call<Envelope>("GET", "/triple/occupies", sys, {}, base);
         assert.deepEqual(
