@@ -15,6 +15,7 @@ COPY contracts ./contracts
 COPY runtime ./runtime
 COPY identity ./identity
 COPY directory ./directory
+COPY tenant ./tenant
 COPY notifications ./notifications
 COPY push ./push
 COPY seals ./seals

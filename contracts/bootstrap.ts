@@ -2,6 +2,7 @@ import { z } from "zod";
 import { deployableDefinitionSchema } from "./deployable-definition.ts";
 import { bootstrapFeedSchema } from "./feed.ts";
 import { APPLICATION_GRANTS, MAX_ACCESS_TOKEN_TTL_SECONDS } from "./scopes.ts";
+import { bootstrapMembershipSchema, bootstrapTagSchema } from "./tenant-data.ts";
 
 /**
  * The supervision reminder of spec 001 4.9: the channel it goes out on (a channel of the
@@ -282,6 +283,8 @@ export const BOOTSTRAP_SECTION_MAX = {
   seals: 10_000,
   feeds: 10_000,
   workflows: 1000,
+  tags: 100_000,
+  memberships: 10_000,
 } as const;
 
 /**
@@ -302,6 +305,8 @@ export const bootstrapSchema = z
     seals: z.array(bootstrapSealSchema).max(BOOTSTRAP_SECTION_MAX.seals).default([]),
     feeds: z.array(bootstrapFeedSchema).max(BOOTSTRAP_SECTION_MAX.feeds).default([]),
     workflows: z.array(bootstrapWorkflowSchema).max(BOOTSTRAP_SECTION_MAX.workflows).default([]),
+    tags: z.array(bootstrapTagSchema).max(BOOTSTRAP_SECTION_MAX.tags).default([]),
+    memberships: z.array(bootstrapMembershipSchema).max(BOOTSTRAP_SECTION_MAX.memberships).default([]),
   })
   .strict();
 

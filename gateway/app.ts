@@ -19,7 +19,9 @@ import { authorizeRoutes } from "./routes/authorize-routes.ts";
 import { bootstrapExportRoutes } from "./routes/bootstrap-export-routes.ts";
 import { callbackAdminRoutes } from "./routes/callback-admin-routes.ts";
 import { channelAdminRoutes } from "./routes/channel-admin-routes.ts";
+import { codeRoutes } from "./routes/code-routes.ts";
 import { docsRoutes } from "./routes/docs-routes.ts";
+import { enterpriseRoutes } from "./routes/enterprise-routes.ts";
 import { entrustRoutes } from "./routes/entrust-routes.ts";
 import { exportRoutes } from "./routes/export-routes.ts";
 import { feedAdminRoutes } from "./routes/feed-admin-routes.ts";
@@ -37,6 +39,7 @@ import { pushSubscriptionRoutes } from "./routes/push-subscription-routes.ts";
 import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
+import { tenantAdminRoutes } from "./routes/tenant-admin-routes.ts";
 import { thingRoutes } from "./routes/thing-routes.ts";
 import { tripleRoutes } from "./routes/triple-routes.ts";
 import { userRoutes } from "./routes/user-routes.ts";
@@ -49,6 +52,7 @@ import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
 import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
 import { workflowTaskRoutes } from "./routes/workflow-task-routes.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
+import { tripleFormOf } from "./workflow/old-path-form.ts";
 
 /** A request that breaks its route's schema: the message names the field and the rule. */
 function validationError(issues: readonly ValidationIssue[]): PlatformError {
@@ -86,6 +90,8 @@ function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
   api.route("/", workflowDataRoutes(deps, mode));
   api.route("/", positionRoutes(deps, mode));
+  api.route("/", enterpriseRoutes(deps, mode));
+  api.route("/", codeRoutes(deps, mode));
   return api;
 }
 
@@ -162,6 +168,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/", adminReadRoutes(deps));
     admin.route("/", sealAdminRoutes(deps));
     admin.route("/", bootstrapExportRoutes(deps));
+    admin.route("/", tenantAdminRoutes(deps));
     admin.route("/feeds", feedAdminRoutes(deps));
     admin.route("/queues", queueAdminRoutes(deps));
     admin.route("/channels", channelAdminRoutes(deps));
@@ -212,7 +219,8 @@ export function createGateway(deps: GatewayDeps) {
   // Hono builds a router's matcher at its first request; both are built here instead, which a start
   // does while its database starts, and no request waits for it.
   for (const path of ["/healthz", WORKFLOW_DATA_MODES[0]!.base]) routes.match("GET", path);
-  return { app, fetch: withRequestLog(app.fetch, routes, deps.log) };
+  const served: typeof app.fetch = (request, env, context) => app.fetch(tripleFormOf(request), env, context);
+  return { app, fetch: withRequestLog(served, routes, deps.log) };
 }
 
 export type Gateway = ReturnType<typeof createGateway>;

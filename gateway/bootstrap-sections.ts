@@ -16,6 +16,7 @@ import { type BootstrapExport, exportBootstrap } from "../runtime/bootstrap-expo
 import type { Sql } from "../runtime/database.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { sealBootstrapEntries, sealSectionExport } from "../seals/seal-bootstrap.ts";
+import { tenantDataBootstrapEntries, tenantDataSectionExports } from "../tenant/tenant-bootstrap.ts";
 import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 import { workflowSectionExport } from "../workflow/workflow-export.ts";
 
@@ -27,6 +28,7 @@ export function bootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[] {
   return [
     ...identityBootstrapEntries(bootstrap),
     ...directoryBootstrapEntries(bootstrap),
+    ...tenantDataBootstrapEntries(bootstrap),
     ...sealBootstrapEntries(bootstrap),
     ...feedBootstrapEntries(bootstrap),
     ...channelBootstrapEntries(bootstrap),
@@ -39,6 +41,7 @@ export function exportBootstrapDocument(sql: Sql, log: Logger): Promise<Bootstra
   return exportBootstrap(sql, log, tenantExport, [
     ...identitySectionExports,
     ...directorySectionExports,
+    ...tenantDataSectionExports,
     sealSectionExport,
     feedSectionExport,
     workflowSectionExport,

@@ -72,3 +72,35 @@ export async function tenantPage(
     from tenants ${after === null ? sql`` : sql`where domain > ${after}`}
     order by domain limit ${limit}`;
 }
+
+/** The tenant's settings document, or undefined when there is no such tenant. */
+export async function tenantSettings(
+  sql: Queryable,
+  tenantId: string,
+): Promise<TenantRecord["settings"] | undefined> {
+  const [row] = await sql<{ settings: TenantRecord["settings"] }[]>`
+    select settings from tenants where id = ${tenantId}`;
+  return row?.settings;
+}
+
+/** Sets one setting at `path` of the tenant's settings (null removes it); false when there is no such tenant. */
+export async function writeTenantSetting(
+  sql: Queryable,
+  tenantId: string,
+  path: readonly [string, string],
+  value: unknown,
+): Promise<boolean> {
+  const [group, name] = path;
+  const rows =
+    value === null
+      ? await sql`
+          update tenants set settings = settings #- ${[group, name]}::text[], updated_at = now()
+          where id = ${tenantId} returning id`
+      : await sql`
+          update tenants set settings = jsonb_set(
+              settings || jsonb_build_object(${group}::text, coalesce(settings -> ${group}, '{}'::jsonb)),
+              ${[group, name]}::text[], ${sql.json(value as never)}),
+            updated_at = now()
+          where id = ${tenantId} returning id`;
+  return rows.length > 0;
+}

@@ -13,6 +13,7 @@ import {
 } from "../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { bootstrapFeedSchema } from "../contracts/feed.ts";
+import { bootstrapMembershipSchema, bootstrapTagSchema } from "../contracts/tenant-data.ts";
 import { firstIssueMessage } from "../contracts/validation-issue.ts";
 import { type Queryable, type Sql, transaction } from "./database.ts";
 import type { Logger } from "./logger.ts";
@@ -115,6 +116,8 @@ const SECTION_SCHEMAS = {
   seals: bootstrapSealSchema,
   feeds: bootstrapFeedSchema,
   workflows: bootstrapWorkflowSchema,
+  tags: bootstrapTagSchema,
+  memberships: bootstrapMembershipSchema,
 } satisfies Record<SectionName, z.ZodType>;
 
 /**

@@ -1,10 +1,12 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { userIdsByCodes } from "../directory/positions.ts";
 import type { Queryable } from "../runtime/database.ts";
+import { tagNamed } from "../tenant/tags.ts";
 import { compiledVersion } from "./app-store.ts";
 import { taskOfStep } from "./engine/engine-queries.ts";
 import { commandProcess, handleTask } from "./process-commands.ts";
 import {
+  addProcessTag,
   changeCopies,
   lockProcess,
   othersTookPart,
@@ -40,6 +42,8 @@ export interface ProcessActionInput {
   splitPath?: string | undefined;
   thing?: string | undefined;
   priority?: string | undefined;
+  /** 4.5 `tag`: the name or id of one of the tenant's tags. */
+  tag?: string | undefined;
   /** 4.5 `dismiss`: `*` removes every user's copy. */
   everyone?: boolean | undefined;
 }
@@ -54,7 +58,8 @@ export interface ProcessActor {
  * 3.3 and 4.5: what may be done to a process besides handling its tasks one by one. An
  * administrator (a sys token) may do any action to any process of its tenant; a user acts on a
  * process they took part in: rating, killing, suspending, resuming, compensating, archiving and
- * marking are the initiator's, read, unread and dismiss act on the user's own copy.
+ * marking and tagging (with one of the tenant's tags) are the initiator's, read, unread and
+ * dismiss act on the user's own copy.
  */
 export async function actOnProcess(
   sql: Queryable,
@@ -63,7 +68,7 @@ export async function actOnProcess(
   input: ProcessActionInput,
 ): Promise<void> {
   const { action } = input;
-  const initiatorOnly = ["rate", "kill", "suspend", "resume", "compensate", "archive", "mark"];
+  const initiatorOnly = ["rate", "kill", "suspend", "resume", "compensate", "archive", "mark", "tag"];
   if (!actor.administrator && initiatorOnly.includes(action) && actor.userId !== process.ownerId) {
     throw new WorkflowRefusal("NOT_THE_INITIATOR", `only the initiator may ${action} the process`);
   }
@@ -167,7 +172,12 @@ export async function actOnProcess(
       await changeCopies(sql, process.id, who, action);
       return;
     }
-    case "tag":
-      throw new WorkflowRefusal("NOT_SUPPORTED", "tag is reserved and not supported");
+    case "tag": {
+      if (!input.tag)
+        throw new WorkflowRefusal("DATA_INVALID", "tag: the name or id of one of the tenant's tags");
+      const tag = await tagNamed(sql, process.tenantId, input.tag);
+      await addProcessTag(sql, process.id, tag.name);
+      return;
+    }
   }
 }

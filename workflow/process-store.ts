@@ -308,6 +308,23 @@ export async function updateProcessHeader(
     from header h where i.process_id = ${processId}`;
 }
 
+/**
+ * 4.5 `tag`: adds a tag to the process's tags (a tag it has already changes nothing), and to its
+ * search text, so the lists' `keyword` finds it by the tag.
+ */
+export async function addProcessTag(sql: Queryable, processId: string, tag: string): Promise<void> {
+  await sql`
+    with header as (
+      update workflow_processes set tags = case when tags = '' then ${tag} else tags || ',' || ${tag} end
+      where id = ${processId} and not (${tag} = any(string_to_array(tags, ',')))
+      returning id),
+    words as (select s.process_id, s.text || ' ' || lower(${tag}) as text
+              from workflow_process_search s join header h on h.id = s.process_id)
+    update workflow_process_search s
+    set text = w.text, words = to_tsvector('simple', workflow_search_words(w.text))
+    from words w where s.process_id = w.process_id`;
+}
+
 /** 4.5 `read`, `unread`, `dismiss`: a user's copy of a process (every user's, for `dismiss *`). */
 export async function changeCopies(
   sql: Queryable,

@@ -1,7 +1,10 @@
 import type { Bootstrap, BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { tenantIdOf } from "../identity/tenants.ts";
 import type { BootstrapEntry } from "../runtime/bootstrap.ts";
+import { ConfigError } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
+import { checkAppTags } from "../tenant/tags.ts";
 import { replaceListedPermissions } from "./app-permission-store.ts";
 import { deployVersion, setVersionOnline, upsertWorkflowApp, type WorkflowApp } from "./app-store.ts";
 
@@ -15,7 +18,8 @@ export interface DeployedVersion {
 /**
  * Creates or updates a workflow app and deploys its versions (a definition deployed before is the
  * same version again), each put on or off line for formal and test data as the entry says; the
- * lists of administrators and guests given replace those the entry gave before.
+ * lists of administrators and guests given replace those the entry gave before. Its tags are held
+ * to the tenant's tags, when the tenant keeps any.
  */
 export async function deployWorkflow(
   sql: Queryable,
@@ -23,6 +27,7 @@ export async function deployWorkflow(
   workflow: Omit<BootstrapWorkflow, "tenant">,
 ): Promise<{ app: WorkflowApp; versions: DeployedVersion[] }> {
   const { versions, administrators, guests, ...fields } = workflow;
+  if (fields.tags) await checkAppTags(sql, tenantId, fields.tags);
   const app = await upsertWorkflowApp(sql, tenantId, fields);
   if (administrators) await replaceListedPermissions(sql, tenantId, app.id, "admin", administrators);
   if (guests) await replaceListedPermissions(sql, tenantId, app.id, "guest", guests);
@@ -45,7 +50,11 @@ export function workflowBootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[]
     async apply(tx: Queryable) {
       const tenantId = await tenantIdOf(tx, workflow.tenant, `workflow ${workflow.code}`);
       const { tenant: _, ...rest } = workflow;
-      await deployWorkflow(tx, tenantId, rest);
+      await deployWorkflow(tx, tenantId, rest).catch((error: Error) => {
+        if (error instanceof WorkflowRefusal && error.refusal === "TAG_NOT_FOUND")
+          throw new ConfigError(`workflow ${workflow.code}: ${error.message}`);
+        throw error;
+      });
     },
   }));
 }

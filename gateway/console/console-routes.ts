@@ -13,6 +13,7 @@ import { queuePages } from "./queues.ts";
 import { SEAL_UPLOAD_PATH, sealPages } from "./seals.ts";
 import { ConsoleSessions } from "./sessions.ts";
 import { requireSession, signInRoutes } from "./sign-in.ts";
+import { tenantDataPages } from "./tenant-data.ts";
 import { userPages } from "./users.ts";
 
 const STYLESHEET = readFileSync(new URL("./console.css", import.meta.url), "utf8");
@@ -37,7 +38,7 @@ const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHe
 
 /**
  * The operator console, server-rendered HTML over the same store functions and operations as the
- * admin API: tenants, applications, users, seals, channels, feeds, queues, dead callbacks and
+ * admin API: tenants (with their tags, memberships and settings), applications, users, seals, channels, feeds, queues, dead callbacks and
  * notifications.
  */
 export function consoleRoutes(
@@ -73,6 +74,7 @@ export function consoleRoutes(
   });
   applicationPages(app, deps);
   userPages(app, deps);
+  tenantDataPages(app, deps);
   sealPages(app, deps);
   channelPages(app, deps);
   feedPages(app, deps);

@@ -38,7 +38,7 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
       },
     },
     errors: [400, 404, 413, 503],
-    meanings: { 404: "no such tenant" },
+    meanings: { 404: "no such tenant, or the app's `tags` name one that a tenant keeping tags lacks" },
     operatorToken: true,
     handle: async (c) => {
       const { domain, code } = c.req.valid("param");

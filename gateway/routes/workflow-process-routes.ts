@@ -103,7 +103,7 @@ export function workflowProcessRoutes(
       path: "/process/{id}",
       operationId: "actOnProcess",
       summary:
-        "3.3 (user token, process_edit) and 4.5 (sys token, sys_process_edit): rate, submit (4.5 only), kill, suspend, resume, compensate, archive, mark, read, unread, dismiss",
+        "3.3 (user token, process_edit) and 4.5 (sys token, sys_process_edit): rate, submit (4.5 only), kill, suspend, resume, compensate, archive, mark, tag (one of the tenant's tags, `tag`), read, unread, dismiss",
       tag: "task execution",
       scope: "process_edit",
       kinds: "u/s",
@@ -119,6 +119,7 @@ export function workflowProcessRoutes(
         splitPath: z.string().max(100).optional(),
         thing: z.string().min(1).max(200).optional(),
         priority: z.enum(["low", "normal", "important", "critical"]).optional(),
+        tag: z.string().min(1).max(64).optional(),
       }),
       entity: processSchema,
       entityName: "Process",

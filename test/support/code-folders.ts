@@ -19,6 +19,7 @@ export const CODE_FOLDERS: readonly string[] = PROJECT_FOLDERS.filter(
 export const CAPABILITIES = [
   "identity",
   "directory",
+  "tenant",
   "files",
   "notifications",
   "push",

@@ -457,7 +457,7 @@ for (const mode of await testModes()) {
       );
       assert.equal(
         (await call("POST", `/process/${entry}`, tokens.alice!, { action: "tag" })).body.ecode,
-        "NOT_SUPPORTED",
+        "DATA_INVALID",
       );
       assert.equal(
         (await call("POST", `/process/${entry}`, tokens.alice!, { action: "archive" })).body.errno,
