@@ -1,6 +1,13 @@
 import { type Queryable, type Sql, transaction } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { type CursorAt, eventsAfter, lockCursors, moveCursors } from "./outbox-store.ts";
+import {
+  type CursorAt,
+  eventsAfter,
+  lockCursors,
+  moveCursors,
+  rollbackToSavepoint,
+  savepoint,
+} from "./outbox-store.ts";
 import type { AfterCommit, OutboxEvent, OutboxSubscriber } from "./outbox-subscriber.ts";
 
 /** What one delivery did for each subscriber it was given. */
@@ -89,12 +96,12 @@ async function acceptWithin(
   events: readonly OutboxEvent[],
 ): Promise<AfterCommit | undefined | Error> {
   // Sent ahead of the subscriber's first statement, on the same connection: no round trip of its own.
-  const savepoint = tx`savepoint outbox_subscriber`.execute();
+  const saved = savepoint(tx);
   try {
-    const [, step] = await Promise.all([savepoint, subscriber.accept(events, tx)]);
+    const [, step] = await Promise.all([saved, subscriber.accept(events, tx)]);
     return step;
   } catch (error) {
-    await tx`rollback to savepoint outbox_subscriber`;
+    await rollbackToSavepoint(tx);
     return error instanceof Error ? error : new Error(String(error));
   }
 }

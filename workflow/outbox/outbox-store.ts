@@ -102,6 +102,16 @@ export async function eventsAfter(tx: Queryable, position: number, limit: number
     from workflow_events e where e.position > ${position} order by e.position limit ${limit}`;
 }
 
+/** Marks where a subscriber's work begins in the relay's transaction; sent at once, awaited by the caller. */
+export function savepoint(tx: Queryable): Promise<unknown> {
+  return tx`savepoint outbox_subscriber`.execute();
+}
+
+/** Undoes what the transaction did since `savepoint`, keeping what came before. */
+export async function rollbackToSavepoint(tx: Queryable): Promise<void> {
+  await tx`rollback to savepoint outbox_subscriber`;
+}
+
 /**
  * Moves each cursor to its new position, in one statement; the last of its transaction, whose
  * commit is sent right behind it.
