@@ -74,6 +74,20 @@ function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionP
 }
 
 /**
+ * The occupancies that count whose department and post match a pattern given as SQL expressions
+ * (`*` matching any), for conditions that read the pattern from another table's row (a grant).
+ */
+export function occupanciesMatching(
+  sql: Queryable,
+  tenantId: string,
+  dept: postgres.PendingQuery<postgres.Row[]>,
+  post: postgres.PendingQuery<postgres.Row[]>,
+) {
+  return sql`${activeOccupancies(sql, tenantId, undefined)}
+    and (${dept} = ${WILDCARD} or ${dept} = d.code) and (${post} = ${WILDCARD} or ${post} = p.code)`;
+}
+
+/**
  * The users holding any of the positions: one index lookup per position (by department, by post or
  * both), where a single OR over all of them would read every occupancy of the tenant.
  */

@@ -9,6 +9,7 @@ import { type HeldPosition, positionsOf, userIdByCode } from "./position-store.t
 export {
   grantPosition,
   type HeldPosition,
+  occupanciesMatching,
   type PositionPattern,
   parsePosition,
   parsePositionFilter,

@@ -13,6 +13,7 @@ import { surface } from "./middleware/surface.ts";
 import { PrefixRouter } from "./prefix-router.ts";
 import { type MatchedRoute, RouteRecorder, withRequestLog } from "./request-log.ts";
 import { accessAdminRoutes } from "./routes/access-admin-routes.ts";
+import { accessRoutes } from "./routes/access-routes.ts";
 import { adminReadRoutes } from "./routes/admin-read-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
@@ -86,6 +87,7 @@ function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
   api.route("/", workflowDataRoutes(deps, mode));
   api.route("/", positionRoutes(deps, mode));
+  api.route("/", accessRoutes(deps, mode));
   return api;
 }
 

@@ -16,6 +16,10 @@ import { type BootstrapExport, exportBootstrap } from "../runtime/bootstrap-expo
 import type { Sql } from "../runtime/database.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { sealBootstrapEntries, sealSectionExport } from "../seals/seal-bootstrap.ts";
+import {
+  tenantAdministratorBootstrapEntries,
+  tenantAdministratorSectionExport,
+} from "../workflow/tenant-administrators.ts";
 import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 import { workflowSectionExport } from "../workflow/workflow-export.ts";
 
@@ -31,6 +35,7 @@ export function bootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[] {
     ...feedBootstrapEntries(bootstrap),
     ...channelBootstrapEntries(bootstrap),
     ...workflowBootstrapEntries(bootstrap),
+    ...tenantAdministratorBootstrapEntries(bootstrap),
   ];
 }
 
@@ -42,5 +47,6 @@ export function exportBootstrapDocument(sql: Sql, log: Logger): Promise<Bootstra
     sealSectionExport,
     feedSectionExport,
     workflowSectionExport,
+    tenantAdministratorSectionExport,
   ]);
 }

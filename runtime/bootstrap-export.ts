@@ -7,6 +7,7 @@ import {
   bootstrapPositionSchema,
   bootstrapPostSchema,
   bootstrapSealSchema,
+  bootstrapTenantAdministratorsSchema,
   bootstrapTenantSchema,
   bootstrapUserSchema,
   bootstrapWorkflowSchema,
@@ -115,6 +116,7 @@ const SECTION_SCHEMAS = {
   seals: bootstrapSealSchema,
   feeds: bootstrapFeedSchema,
   workflows: bootstrapWorkflowSchema,
+  tenantAdministrators: bootstrapTenantAdministratorsSchema,
 } satisfies Record<SectionName, z.ZodType>;
 
 /**

@@ -2,7 +2,7 @@ import type { Bootstrap, BootstrapWorkflow } from "../contracts/bootstrap.ts";
 import { tenantIdOf } from "../identity/tenants.ts";
 import type { BootstrapEntry } from "../runtime/bootstrap.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { replaceListedPermissions } from "./app-permission-store.ts";
+import { APP_LISTS, type AppList, granteeList, replaceGranteeList } from "./app-access.ts";
 import { deployVersion, setVersionOnline, upsertWorkflowApp, type WorkflowApp } from "./app-store.ts";
 
 /** A deployed version: its id and number, and whether this deployment created it. */
@@ -15,17 +15,22 @@ export interface DeployedVersion {
 /**
  * Creates or updates a workflow app and deploys its versions (a definition deployed before is the
  * same version again), each put on or off line for formal and test data as the entry says; the
- * lists of administrators and guests given replace those the entry gave before.
+ * lists of administrators, guests and starters given replace those the entry gave before.
  */
 export async function deployWorkflow(
   sql: Queryable,
   tenantId: string,
   workflow: Omit<BootstrapWorkflow, "tenant">,
 ): Promise<{ app: WorkflowApp; versions: DeployedVersion[] }> {
-  const { versions, administrators, guests, ...fields } = workflow;
+  const { versions, administrators, guests, starters, ...fields } = workflow;
   const app = await upsertWorkflowApp(sql, tenantId, fields);
-  if (administrators) await replaceListedPermissions(sql, tenantId, app.id, "admin", administrators);
-  if (guests) await replaceListedPermissions(sql, tenantId, app.id, "guest", guests);
+  const lists = { administrators, guests, starters };
+  for (const name of Object.keys(APP_LISTS) as AppList[]) {
+    const list = lists[name];
+    if (!list) continue;
+    const on = { tenantId, scope: "workflow" as const, object: app.id };
+    await replaceGranteeList(sql, on, name, APP_LISTS[name], granteeList(list));
+  }
   const deployed: DeployedVersion[] = [];
   for (const version of versions) {
     const { version: row, created } = await deployVersion(sql, app.id, version.definition, version.name);
