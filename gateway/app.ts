@@ -38,6 +38,7 @@ import { pushSubscriptionRoutes } from "./routes/push-subscription-routes.ts";
 import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
+import { tenantAdministratorRoutes } from "./routes/tenant-administrator-routes.ts";
 import { thingRoutes } from "./routes/thing-routes.ts";
 import { tripleRoutes } from "./routes/triple-routes.ts";
 import { userRoutes } from "./routes/user-routes.ts";
@@ -164,6 +165,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/", adminReadRoutes(deps));
     admin.route("/", sealAdminRoutes(deps));
     admin.route("/", bootstrapExportRoutes(deps));
+    admin.route("/", tenantAdministratorRoutes(deps));
     admin.route("/feeds", feedAdminRoutes(deps));
     admin.route("/queues", queueAdminRoutes(deps));
     admin.route("/channels", channelAdminRoutes(deps));
