@@ -14,6 +14,7 @@ export {
   parsePosition,
   parsePositionFilter,
   positionHolderIds,
+  positionPatternsHeldBy,
   revokePosition,
   searchUsers,
   type UserQuery,

@@ -1,5 +1,5 @@
 import type postgres from "postgres";
-import { occupanciesMatching } from "../directory/positions.ts";
+import { occupanciesMatching, positionPatternsHeldBy } from "../directory/positions.ts";
 import type { Queryable } from "../runtime/database.ts";
 
 /** Spec 001's access scopes. */
@@ -37,8 +37,8 @@ const profileJson = `json_build_object('id', u.id, 'name', u.name, 'account', u.
  * directory at each request, so a move into or out of a post counts at once).
  */
 function heldBy(sql: Queryable, tenantId: string, userId: string): Fragment {
-  return sql`(g.user_id = ${userId} or (g.user_id is null and exists (
-    select from ${occupanciesMatching(sql, tenantId, sql`g.dept`, sql`g.post`)} and o.user_id = ${userId})))`;
+  return sql`(g.user_id = ${userId} or (g.user_id is null and (g.dept, g.post) in (
+    ${positionPatternsHeldBy(sql, tenantId, userId)})))`;
 }
 
 /** Grants of the scope on the object (`object` a value or an SQL expression) with one of the permissions. */
