@@ -4,7 +4,9 @@ import { administratorsOfDomain, setAdministratorsOfDomain } from "../../workflo
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
-const listSchema = granteeListSchema.openapi("TenantAdministratorList", {
+// A copy made here has the `openapi` method the contract's own instance may lack when the contract
+// was loaded before @hono/zod-openapi.
+const listSchema = granteeListSchema.extend({}).openapi("TenantAdministratorList", {
   description: "accounts of the tenant, and positions `dept:post` (`*` for any) whose holders count",
 });
 const administratorsSchema = z
