@@ -16,7 +16,7 @@ import {
 import { subjectOf, type WorkflowCaller } from "./workflow-caller.ts";
 import { namedUser } from "./workflow-tenants.ts";
 
-export { GRANT_SCOPES, PERMISSIONS, type Permission } from "./access-grant-store.ts";
+export { GRANT_SCOPES, PERMISSIONS } from "./access-grant-store.ts";
 
 /** The source of the grants 7.3 writes; the user who wrote each is kept with it. */
 const ACCESS_SOURCE = "access";

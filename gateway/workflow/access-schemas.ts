@@ -1,12 +1,13 @@
 import { z } from "@hono/zod-openapi";
+import { GRANT_SCOPES, PERMISSIONS } from "../../workflow/access-grants.ts";
 import { positionRefSchema } from "./triple-schemas.ts";
 import { profileRefSchema } from "./workflow-schemas.ts";
 
 /** Spec 001's access: what the user may do, given to them or (`via`) through a position they hold. */
 export const accessSchema = z
   .object({
-    scope: z.enum(["position", "engine", "enterprise", "workflow", "instance", "code"]),
-    permission: z.enum(["R", "W", "X"]),
+    scope: z.enum(GRANT_SCOPES),
+    permission: z.enum(PERMISSIONS),
     object: z.string().openapi({
       description: "by scope: position `dept:post`; workflow the app's code; enterprise the tenant's domain",
     }),
@@ -23,7 +24,7 @@ export const accessSchema = z
 /** 7.2-7.4's entity: one grant on a position, to a user or (with `includePositions`) to a position. */
 export const positionGrantSchema = z
   .object({
-    permission: z.enum(["R", "W", "X"]),
+    permission: z.enum(PERMISSIONS),
     user: profileRefSchema.nullable(),
     position: positionRefSchema.nullable(),
     create: z.number().int(),
