@@ -238,6 +238,20 @@ export const bootstrapWorkflowVersionSchema = z
   })
   .strict();
 
+/** A position as a grant names it: `dept:post`, `*` for any department or post. */
+const grantPositionSchema = z
+  .string()
+  .max(201)
+  .regex(/^[^:,\s]{1,100}:[^:,\s]{1,100}$/, "a position dept:post, * for any department or post");
+
+/** Whom a list grants to: accounts of the tenant, and whoever holds one of the positions at the time. */
+export const granteeListSchema = z
+  .object({
+    accounts: z.array(z.string().min(1).max(100)).max(WORKFLOW_LIST_MAX).default([]),
+    positions: z.array(grantPositionSchema).max(WORKFLOW_LIST_MAX).default([]),
+  })
+  .strict();
+
 /** A workflow app of a tenant (spec 001's app of type Workflow) and its versions, oldest first. */
 export const bootstrapWorkflowSchema = z
   .object({
@@ -267,9 +281,20 @@ export const bootstrapWorkflowSchema = z
     administrators: z.array(z.string().min(1).max(100)).max(WORKFLOW_LIST_MAX).optional(),
     /** Accounts of the tenant that may view the app's processes (4.3, 4.4); given, it replaces the file's earlier list. */
     guests: z.array(z.string().min(1).max(100)).max(WORKFLOW_LIST_MAX).optional(),
+    /**
+     * Who may start the app (2.1, 3.2, 4.10): accounts and positions; empty lists, or none given
+     * ever, let everyone in the tenant start it. Given, it replaces the file's earlier list.
+     */
+    starters: granteeListSchema.optional(),
     versions: z.array(bootstrapWorkflowVersionSchema).min(1).max(WORKFLOW_VERSIONS_MAX),
   })
   .strict();
+
+/**
+ * A tenant's administrators (spec 001's `enterprise` W): they grant and revoke access to positions
+ * (7.3, 7.4) with their own tokens. Given, the lists replace the file's earlier ones for the tenant.
+ */
+export const bootstrapTenantAdministratorsSchema = granteeListSchema.extend({ tenant: domain }).strict();
 
 /** How many entries each section of a bootstrap document holds at most. */
 export const BOOTSTRAP_SECTION_MAX = {
@@ -285,6 +310,7 @@ export const BOOTSTRAP_SECTION_MAX = {
   workflows: 1000,
   tags: 100_000,
   memberships: 10_000,
+  tenantAdministrators: 10_000,
 } as const;
 
 /**
@@ -307,6 +333,10 @@ export const bootstrapSchema = z
     workflows: z.array(bootstrapWorkflowSchema).max(BOOTSTRAP_SECTION_MAX.workflows).default([]),
     tags: z.array(bootstrapTagSchema).max(BOOTSTRAP_SECTION_MAX.tags).default([]),
     memberships: z.array(bootstrapMembershipSchema).max(BOOTSTRAP_SECTION_MAX.memberships).default([]),
+    tenantAdministrators: z
+      .array(bootstrapTenantAdministratorsSchema)
+      .max(BOOTSTRAP_SECTION_MAX.tenantAdministrators)
+      .default([]),
   })
   .strict();
 
@@ -322,3 +352,5 @@ export type BootstrapPosition = z.infer<typeof bootstrapPositionSchema>;
 export type BootstrapSeal = z.infer<typeof bootstrapSealSchema>;
 export type BootstrapChannel = z.infer<typeof bootstrapChannelSchema>;
 export type BootstrapWorkflow = z.infer<typeof bootstrapWorkflowSchema>;
+export type GranteeList = z.infer<typeof granteeListSchema>;
+export type BootstrapTenantAdministrators = z.infer<typeof bootstrapTenantAdministratorsSchema>;

@@ -74,6 +74,32 @@ function activeOccupancies(sql: Queryable, tenantId: string, patterns: PositionP
 }
 
 /**
+ * The occupancies that count whose department and post match a pattern given as SQL expressions
+ * (`*` matching any), for conditions that read the pattern from another table's row (a grant).
+ */
+export function occupanciesMatching(
+  sql: Queryable,
+  tenantId: string,
+  dept: postgres.PendingQuery<postgres.Row[]>,
+  post: postgres.PendingQuery<postgres.Row[]>,
+) {
+  return sql`${activeOccupancies(sql, tenantId, undefined)}
+    and (${dept} = ${WILDCARD} or ${dept} = d.code) and (${post} = ${WILDCARD} or ${post} = p.code)`;
+}
+
+/**
+ * Every pattern (`dept`, `post`, either `*`) that matches a position the user holds now, as a
+ * subquery of two columns: a condition `(dept, post) in (…)` asks it once, not once per row.
+ */
+export function positionPatternsHeldBy(sql: Queryable, tenantId: string, userId: string) {
+  return sql`select pattern.dept, pattern.post
+    from (select d.code as dept, p.code as post from ${activeOccupancies(sql, tenantId, undefined)}
+          and o.user_id = ${userId}) held
+    cross join lateral (values (held.dept, held.post), (${WILDCARD}, held.post), (held.dept, ${WILDCARD}),
+                               (${WILDCARD}, ${WILDCARD})) as pattern (dept, post)`;
+}
+
+/**
  * The users holding any of the positions: one index lookup per position (by department, by post or
  * both), where a single OR over all of them would read every occupancy of the tenant.
  */

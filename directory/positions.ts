@@ -9,10 +9,12 @@ import { type HeldPosition, positionsOf, userIdByCode } from "./position-store.t
 export {
   grantPosition,
   type HeldPosition,
+  occupanciesMatching,
   type PositionPattern,
   parsePosition,
   parsePositionFilter,
   positionHolderIds,
+  positionPatternsHeldBy,
   revokePosition,
   searchUsers,
   type UserQuery,

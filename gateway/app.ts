@@ -13,6 +13,7 @@ import { surface } from "./middleware/surface.ts";
 import { PrefixRouter } from "./prefix-router.ts";
 import { type MatchedRoute, RouteRecorder, withRequestLog } from "./request-log.ts";
 import { accessAdminRoutes } from "./routes/access-admin-routes.ts";
+import { accessRoutes } from "./routes/access-routes.ts";
 import { adminReadRoutes } from "./routes/admin-read-routes.ts";
 import { adminRoutes } from "./routes/admin-routes.ts";
 import { authorizeRoutes } from "./routes/authorize-routes.ts";
@@ -40,6 +41,7 @@ import { queueAdminRoutes } from "./routes/queue-admin-routes.ts";
 import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
 import { tenantAdminRoutes } from "./routes/tenant-admin-routes.ts";
+import { tenantAdministratorRoutes } from "./routes/tenant-administrator-routes.ts";
 import { thingRoutes } from "./routes/thing-routes.ts";
 import { tripleRoutes } from "./routes/triple-routes.ts";
 import { userRoutes } from "./routes/user-routes.ts";
@@ -92,6 +94,7 @@ function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   api.route("/", positionRoutes(deps, mode));
   api.route("/", enterpriseRoutes(deps, mode));
   api.route("/", codeRoutes(deps, mode));
+  api.route("/", accessRoutes(deps, mode));
   return api;
 }
 
@@ -169,6 +172,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/", sealAdminRoutes(deps));
     admin.route("/", bootstrapExportRoutes(deps));
     admin.route("/", tenantAdminRoutes(deps));
+    admin.route("/", tenantAdministratorRoutes(deps));
     admin.route("/feeds", feedAdminRoutes(deps));
     admin.route("/queues", queueAdminRoutes(deps));
     admin.route("/channels", channelAdminRoutes(deps));

@@ -17,6 +17,10 @@ import type { Sql } from "../runtime/database.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { sealBootstrapEntries, sealSectionExport } from "../seals/seal-bootstrap.ts";
 import { tenantDataBootstrapEntries, tenantDataSectionExports } from "../tenant/tenant-bootstrap.ts";
+import {
+  tenantAdministratorBootstrapEntries,
+  tenantAdministratorSectionExport,
+} from "../workflow/tenant-administrators.ts";
 import { workflowBootstrapEntries } from "../workflow/workflow-deployment.ts";
 import { workflowSectionExport } from "../workflow/workflow-export.ts";
 
@@ -33,6 +37,7 @@ export function bootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[] {
     ...feedBootstrapEntries(bootstrap),
     ...channelBootstrapEntries(bootstrap),
     ...workflowBootstrapEntries(bootstrap),
+    ...tenantAdministratorBootstrapEntries(bootstrap),
   ];
 }
 
@@ -45,5 +50,6 @@ export function exportBootstrapDocument(sql: Sql, log: Logger): Promise<Bootstra
     sealSectionExport,
     feedSectionExport,
     workflowSectionExport,
+    tenantAdministratorSectionExport,
   ]);
 }

@@ -7,6 +7,7 @@ import {
   bootstrapPositionSchema,
   bootstrapPostSchema,
   bootstrapSealSchema,
+  bootstrapTenantAdministratorsSchema,
   bootstrapTenantSchema,
   bootstrapUserSchema,
   bootstrapWorkflowSchema,
@@ -118,6 +119,7 @@ const SECTION_SCHEMAS = {
   workflows: bootstrapWorkflowSchema,
   tags: bootstrapTagSchema,
   memberships: bootstrapMembershipSchema,
+  tenantAdministrators: bootstrapTenantAdministratorsSchema,
 } satisfies Record<SectionName, z.ZodType>;
 
 /**

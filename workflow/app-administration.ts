@@ -1,5 +1,6 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { type Database, type Queryable, transaction } from "../runtime/database.ts";
+import { mayStartApp } from "./access-grant-store.ts";
 import {
   appRatings,
   setVersionOnline,
@@ -46,6 +47,11 @@ async function appView(
   if (options.version && !chosen)
     throw new WorkflowRefusal("VERSION_NOT_FOUND", `no version ${options.version} of ${app.code}`);
   const { rating, rated } = await appRatings(sql, app.id, caller.test);
+  const ready = app.ready && current !== undefined;
+  // A sys token naming no user starts for a user it names then, whose starts are checked at that time.
+  const startable =
+    ready &&
+    (!caller.userId || (await mayStartApp(sql, caller.tenantId, caller.test, app.id, caller.userId)));
   return {
     id: app.id,
     name: app.name,
@@ -62,7 +68,8 @@ async function appView(
     rating,
     rated,
     visible: app.visible,
-    ready: app.ready && current !== undefined,
+    ready,
+    startable,
     system: "",
     currentVersion: chosen ? versionView(chosen, caller.test, current) : null,
     versions: options.includeVersions

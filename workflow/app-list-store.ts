@@ -1,6 +1,7 @@
 import type postgres from "postgres";
 import type { Queryable } from "../runtime/database.ts";
-import { type AppAccess, rolesGranting } from "./app-permission-store.ts";
+import { permittedAppIds, startAllowed } from "./access-grant-store.ts";
+import { type AppAccess, permissionsGranting } from "./app-access.ts";
 
 /**
  * The app lists of spec 001 (2.1, 4.3, 4.10) and the process lists read by app (4.4, 4.11). Every
@@ -18,6 +19,8 @@ export interface ListScope {
   appCode?: string | undefined;
   /** The API base `uri`s are written under. */
   apiBase: string;
+  /** The user whose starts count: the lists of startable apps keep those the user may start. */
+  userId?: string | undefined;
 }
 
 export interface AppListView {
@@ -54,7 +57,8 @@ async function appRows(
   page: { start: number; limit: number },
 ): Promise<{ total: number; apps: AppListView[] }> {
   const online = scope.test ? sql`online_test` : sql`online_formal`;
-  const startable = sql`a.ready and a.visible and v.id is not null`;
+  const startable = sql`a.ready and a.visible and v.id is not null
+    and ${scope.userId ? startAllowed(sql, scope.tenantId, scope.test, sql`a.id`, scope.userId) : sql`true`}`;
   const rows = await sql<(AppListView & { total: number })[]>`
     select a.id, a.name, a.code, a.abbreviation, a.description, a.tags, a.icon, a.palette, a.department,
            a.contact, a.recommendation as recommend, coalesce(r.rating, 0) as rating, coalesce(r.rated, 0) as rated,
@@ -82,7 +86,7 @@ async function appRows(
   };
 }
 
-/** 2.1: the apps a user may start: ready, visible, with a version online for the data mode. */
+/** 2.1: the apps a user may start: ready, visible, with a version online for the data mode, and the user a starter. */
 export async function startableApps(sql: Queryable, scope: ListScope) {
   return appRows(sql, scope, (startable) => startable, sql`a.name, a.code`, { start: 0, limit: MAX_APPS });
 }
@@ -92,8 +96,8 @@ export async function permittedApps(sql: Queryable, scope: ListScope, userId: st
   return appRows(
     sql,
     scope,
-    () => sql`exists (select from workflow_app_permissions p
-                      where p.app_id = a.id and p.user_id = ${userId} and p.role = any(${rolesGranting(access)}::text[]))`,
+    () =>
+      sql`a.id in (${permittedAppIds(sql, scope.tenantId, scope.test, userId, permissionsGranting(access))})`,
     sql`a.name, a.code`,
     { start: 0, limit: MAX_APPS },
   );
@@ -183,8 +187,7 @@ export async function permittedProcesses(
     sql,
     scope,
     sql`not p.archived and p.app_id in (
-          select app_id from workflow_app_permissions
-          where user_id = ${userId} and role = any(${rolesGranting(access)}::text[]))`,
+          ${permittedAppIds(sql, scope.tenantId, scope.test, userId, permissionsGranting(access))})`,
     "create",
     page,
   );

@@ -1,3 +1,4 @@
+import type { AppAccess } from "./app-access.ts";
 import {
   type ListScope,
   permittedApps,
@@ -6,12 +7,11 @@ import {
   recommendedApps,
   startableApps,
 } from "./app-list-store.ts";
-import type { AppAccess } from "./app-permission-store.ts";
 import { visibleApp } from "./own-workflow.ts";
 import { subjectOf, type WorkflowCaller } from "./workflow-caller.ts";
 import type { WorkflowDeps } from "./workflow-deps.ts";
 
-export { APP_ACCESS } from "./app-permission-store.ts";
+export { APP_ACCESS } from "./app-access.ts";
 
 /** The lists need the database and the API base their `uri`s are written under. */
 type ListDeps = Pick<WorkflowDeps, "sql" | "apiBase">;
@@ -32,8 +32,8 @@ function scopeOf(deps: ListDeps, caller: WorkflowCaller): ListScope {
 
 /** 2.1: the apps the user may start. */
 export async function appsToStart(deps: ListDeps, caller: WorkflowCaller, named: string | undefined) {
-  await subjectOf(deps.sql, caller, named);
-  return startableApps(deps.sql, scopeOf(deps, caller));
+  const userId = await subjectOf(deps.sql, caller, named);
+  return startableApps(deps.sql, { ...scopeOf(deps, caller), userId });
 }
 
 /** 4.3: the apps the user administers, or may view. */
@@ -58,9 +58,9 @@ export async function processesPermitted(
   return permittedProcesses(deps.sql, scopeOf(deps, caller), userId, access, page);
 }
 
-/** 4.10: the startable apps recommended above 0, highest first. */
+/** 4.10: the startable apps recommended above 0, highest first; those the user may start when `userId` names one. */
 export function appsRecommended(deps: ListDeps, caller: WorkflowCaller, page: Page) {
-  return recommendedApps(deps.sql, scopeOf(deps, caller), page);
+  return recommendedApps(deps.sql, { ...scopeOf(deps, caller), userId: caller.userId }, page);
 }
 
 /** 4.11: the rated processes of an app the caller sees (id or code), most recently changed first. */

@@ -23,6 +23,7 @@ import {
 } from "./process-store.ts";
 import type { ProfileView } from "./process-view-store.ts";
 import {
+  isNotAStarter,
   isStaleRevision,
   type ResultTarget,
   type Written,
@@ -115,7 +116,11 @@ function write(
   sql: Queryable,
   target: ResultTarget,
   { workflow, result, now, decided }: Decision,
-  options: { shownTask?: string | undefined; commits?: boolean | undefined } = {},
+  options: {
+    shownTask?: string | undefined;
+    commits?: boolean | undefined;
+    starter?: string | undefined;
+  } = {},
 ): Promise<Written> {
   const appId = "process" in target ? target.process.appId : target.newProcess.appId;
   const shown = result.state.tasks.find((task) => task.id === options.shownTask);
@@ -125,6 +130,7 @@ function write(
     people: shown ? [...shown.candidates, shown.handler, shown.actualUser] : [],
     commits: options.commits ?? false,
     decided,
+    starter: options.starter,
   });
 }
 
@@ -226,6 +232,8 @@ export interface StartInput {
   data: Record<string, unknown>;
   businessId: string | null;
   parent?: { processId: string; taskId: string; depth: number };
+  /** The user who must be one of the app's starters (3.2); a sub-process is started by its parent. */
+  starter?: string | undefined;
 }
 
 /** 3.2: a new process of the app's online version for the mode, its first step in the owner's to-do. */
@@ -278,6 +286,11 @@ export async function startProcess(
   const firstTask = result.tasksCreated[0]!;
   const { process, people } = await write(sql, { newProcess }, decision, {
     shownTask: firstTask.id,
+    starter: input.starter,
+  }).catch((error: unknown) => {
+    if (isNotAStarter(error))
+      throw new WorkflowRefusal("NOT_A_STARTER", `the user may not start the app ${input.app.code}`);
+    throw error;
   });
   return { process, state: result.state, firstTask, workflow, people };
 }

@@ -1,6 +1,6 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { type Queryable, type Sql, transaction } from "../runtime/database.ts";
-import { appAdministrators } from "./app-permission-store.ts";
+import { grantHolders } from "./access-grant-store.ts";
 import { parseFormData } from "./form-data.ts";
 import { ownAppId } from "./own-workflow.ts";
 import { loadProcess } from "./process-access.ts";
@@ -54,5 +54,11 @@ export async function processPeople(sql: Sql, caller: WorkflowCaller, id: string
   if (cate !== "admin")
     throw new WorkflowRefusal("NOT_SUPPORTED", `4.12: cate ${cate} is not served; admin is`);
   const process = await readableProcess(sql, caller, id);
-  return appAdministrators(sql, process.appId);
+  const on = {
+    tenantId: process.tenantId,
+    test: process.test,
+    scope: "workflow" as const,
+    object: process.appId,
+  };
+  return grantHolders(sql, on, ["W"]);
 }

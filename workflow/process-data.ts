@@ -1,7 +1,8 @@
 import type { WorkflowDefinition } from "../contracts/workflow-definition.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { hasAppAccess } from "./app-permission-store.ts";
+import { holdsGrant } from "./access-grant-store.ts";
+import { permissionsGranting } from "./app-access.ts";
 import { compiledVersion } from "./app-store.ts";
 import { checkFormData } from "./form-data.ts";
 import {
@@ -48,7 +49,12 @@ export async function requireDataAccess(
     !userId ||
     !(
       (await tookPart(sql, process.id, userId)) ||
-      (await hasAppAccess(sql, process.appId, userId, need === "view" ? "guest" : "admin"))
+      (await holdsGrant(
+        sql,
+        { tenantId: process.tenantId, test: process.test, scope: "workflow", object: process.appId },
+        userId,
+        permissionsGranting(need === "view" ? "guest" : "admin"),
+      ))
     )
   ) {
     throw new WorkflowRefusal("PROCESS_NOT_FOUND", "no such process among those the user took part in");

@@ -99,6 +99,7 @@ export async function startProcessFor(deps: WorkflowDeps, caller: WorkflowCaller
       entrance: input.entrance,
       data,
       businessId: input.businessId ?? null,
+      starter: caller.userId,
     });
     const task = await taskViewOf(db, started.process, started.firstTask, started.people, views(deps));
     return { process: started.process, answer: await answer(db, started.process, task) };

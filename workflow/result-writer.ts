@@ -1,5 +1,6 @@
 import type postgres from "postgres";
 import { joinFragments, type Queryable, sendCommitBehind } from "../runtime/database.ts";
+import { startAllowed } from "./access-grant-store.ts";
 import type { ActivityRecord, EngineEvent, EngineResult } from "./engine/engine-result.ts";
 import { delegatedInboxCte, inboxCtes, statesOf } from "./inbox-writes.ts";
 import type { DecidedCommand } from "./process-journal.ts";
@@ -95,6 +96,11 @@ export function isStaleRevision(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "40001";
 }
 
+/** Whether a start failed because its user may not start the app (not one of its starters). */
+export function isNotAStarter(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "WF403";
+}
+
 /** The process as written, and the profiles of the people the caller asked to show. */
 export interface Written {
   process: ProcessRow;
@@ -114,6 +120,8 @@ export async function writeResult(
     commits?: boolean;
     /** The command as the process's journal keeps it. */
     decided: DecidedCommand;
+    /** A new process is written only if this user may start its app (see `isNotAStarter`). */
+    starter?: string | undefined;
   },
 ): Promise<Written> {
   const { state } = result;
@@ -198,11 +206,16 @@ export async function writeResult(
   if (later.length > 0) later.push(delegatedInboxCte(sql, process.id, statesOf(result)));
 
   const people = [...new Set(options.people ?? [])].filter((id): id is string => id !== null);
-  // A header that updated nothing fails the statement, so that none of its other writes stay.
-  const main = sql<(ProcessRow & { people: ProfileView[]; stale: null })[]>`
+  // A header that updated nothing fails the statement, so that none of its other writes stay; so
+  // does a start by someone the app's starters do not include.
+  const starter = options.starter
+    ? sql`case when not ${startAllowed(sql, process.tenantId, process.test, process.appId, options.starter)}
+               then workflow_not_a_starter() end`
+    : sql`null`;
+  const main = sql<(ProcessRow & { people: ProfileView[]; stale: null; refused: null })[]>`
       with recursive ${joinFragments(sql, ctes, ", ")}
       select ${sql.unsafe(PROCESS_COLUMNS)},
-        case when header.id is null then workflow_stale_revision() end as stale,
+        case when header.id is null then workflow_stale_revision() end as stale, ${starter} as refused,
         (select coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'account', u.account,
                                                     'email', u.email, 'phone', u.phone)), '[]')
          from users u where u.id = any(${people}::uuid[])) as people
@@ -218,7 +231,7 @@ export async function writeResult(
   const sent = Promise.all([main.execute(), ...statements.map((statement) => statement.execute())]);
   if (options.commits) sendCommitBehind(sql);
   const [[row]] = await sent;
-  const { people: profiles, stale: _, ...written } = row!;
+  const { people: profiles, stale: _, refused: __, ...written } = row!;
   return { process: written, people: new Map(profiles.map((profile) => [profile.id, profile])) };
 }
 

@@ -16,7 +16,8 @@ export type { VersionSummary, WorkflowApp } from "./app-store.ts";
 /** The newest versions shown of each app; `versionCount` tells how many it has in all. */
 export const VERSIONS_SHOWN = 50;
 
-async function tenantNamed(sql: Queryable, domain: string): Promise<Tenant> {
+/** The tenant of the domain; refused as not found when there is none. */
+export async function tenantNamed(sql: Queryable, domain: string): Promise<Tenant> {
   const tenant = await tenantByDomain(sql, domain);
   if (!tenant) throw new PlatformError(ErrorCode.NotFound, `no tenant ${domain}`);
   return tenant;

@@ -5,7 +5,7 @@ import type { BootstrapEntry } from "../runtime/bootstrap.ts";
 import { ConfigError } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { checkAppTags } from "../tenant/tags.ts";
-import { replaceListedPermissions } from "./app-permission-store.ts";
+import { APP_LISTS, type AppList, granteeList, replaceGranteeList } from "./app-access.ts";
 import { deployVersion, setVersionOnline, upsertWorkflowApp, type WorkflowApp } from "./app-store.ts";
 
 /** A deployed version: its id and number, and whether this deployment created it. */
@@ -18,19 +18,24 @@ export interface DeployedVersion {
 /**
  * Creates or updates a workflow app and deploys its versions (a definition deployed before is the
  * same version again), each put on or off line for formal and test data as the entry says; the
- * lists of administrators and guests given replace those the entry gave before. Its tags are held
- * to the tenant's tags, when the tenant keeps any.
+ * lists of administrators, guests and starters given replace those the entry gave before. Its tags
+ * are held to the tenant's tags, when the tenant keeps any.
  */
 export async function deployWorkflow(
   sql: Queryable,
   tenantId: string,
   workflow: Omit<BootstrapWorkflow, "tenant">,
 ): Promise<{ app: WorkflowApp; versions: DeployedVersion[] }> {
-  const { versions, administrators, guests, ...fields } = workflow;
+  const { versions, administrators, guests, starters, ...fields } = workflow;
   if (fields.tags) await checkAppTags(sql, tenantId, fields.tags);
   const app = await upsertWorkflowApp(sql, tenantId, fields);
-  if (administrators) await replaceListedPermissions(sql, tenantId, app.id, "admin", administrators);
-  if (guests) await replaceListedPermissions(sql, tenantId, app.id, "guest", guests);
+  const lists = { administrators, guests, starters };
+  for (const name of Object.keys(APP_LISTS) as AppList[]) {
+    const list = lists[name];
+    if (!list) continue;
+    const on = { tenantId, scope: "workflow" as const, object: app.id };
+    await replaceGranteeList(sql, on, name, APP_LISTS[name], granteeList(list));
+  }
   const deployed: DeployedVersion[] = [];
   for (const version of versions) {
     const { version: row, created } = await deployVersion(sql, app.id, version.definition, version.name);

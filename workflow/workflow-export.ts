@@ -1,21 +1,21 @@
 import { WORKFLOW_LIST_MAX, WORKFLOW_VERSIONS_MAX } from "../contracts/bootstrap.ts";
 import { type ExportTenant, type SectionExport, withoutUnset } from "../runtime/bootstrap-export.ts";
 import type { Queryable } from "../runtime/database.ts";
-import { type AppAccess, listedAccounts } from "./app-permission-store.ts";
+import { APP_LISTS, type AppList, listedGranteesOf } from "./app-access.ts";
 import { exportedVersions, type WorkflowApp, workflowAppPage } from "./app-store.ts";
 
 const PAGE = 200;
 
 /**
- * The accounts the bootstrap listed in a role of the app, or undefined to leave the list out: when
- * there are none, or when one is disabled (the bootstrap refuses a disabled account, and a list left
- * out keeps the rows it has).
+ * The operator's list of an app, or undefined to leave it out: when it is empty, or when an account
+ * in it is disabled (the bootstrap refuses a disabled account, and a list left out keeps the rows
+ * it has). Administrators and guests are accounts; starters accounts and positions.
  */
-async function listOf(sql: Queryable, appId: string, role: AppAccess): Promise<string[] | undefined> {
-  const rows = await listedAccounts(sql, appId, role, WORKFLOW_LIST_MAX + 1);
-  if (rows.length === 0 || rows.length > WORKFLOW_LIST_MAX || rows.some((row) => row.disabled))
-    return undefined;
-  return rows.map((row) => row.account);
+async function listOf(sql: Queryable, tenantId: string, app: WorkflowApp, name: AppList) {
+  const on = { tenantId, scope: "workflow" as const, object: app.id };
+  const list = await listedGranteesOf(sql, on, APP_LISTS[name], WORKFLOW_LIST_MAX);
+  if (list.disabled || list.more || list.accounts.length + list.positions.length === 0) return undefined;
+  return name === "starters" ? { accounts: list.accounts, positions: list.positions } : list.accounts;
 }
 
 async function workflowEntry(sql: Queryable, tenant: ExportTenant, app: WorkflowApp) {
@@ -36,8 +36,9 @@ async function workflowEntry(sql: Queryable, tenant: ExportTenant, app: Workflow
     recommendation,
     visible,
     ready,
-    administrators: await listOf(sql, app.id, "admin"),
-    guests: await listOf(sql, app.id, "guest"),
+    administrators: await listOf(sql, tenant.id, app, "administrators"),
+    guests: await listOf(sql, tenant.id, app, "guests"),
+    starters: await listOf(sql, tenant.id, app, "starters"),
     versions: versions.map((version) =>
       withoutUnset({
         name: version.name,

@@ -166,7 +166,12 @@ export const workflowBench: BenchCase = {
       const deployed = await fetch(`${url}/admin/workflows/bench.edu/approval/versions`, {
         method: "PUT",
         headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ definition: approval, online: true, app: { name: "Approval" } }),
+        // Started by the holders of cs:member only: each start asks the grants and the directory.
+        body: JSON.stringify({
+          definition: approval,
+          online: true,
+          app: { name: "Approval", starters: { positions: ["cs:member"] } },
+        }),
       });
       if (deployed.status !== 200)
         throw new Error(`deploy answered ${deployed.status}: ${await deployed.text()}`);

@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
+import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { firstIssueMessage } from "../../contracts/validation-issue.ts";
 import { afterKey, pageQuery } from "../admin-paging.ts";
@@ -78,6 +78,9 @@ export function href(path: string, query: Record<string, string | undefined> = {
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }
+
+/** A tenant named by its domain, as the pages that show one take it. */
+export const tenantSchema = z.string().min(1).max(253);
 
 /** Values checked by a schema, a broken one refused (400) naming its field (`root`: the value's own name). */
 export function checked<T extends z.ZodType>(schema: T, value: unknown, root = "value"): z.infer<T> {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Hono, type MiddlewareHandler } from "hono";
 import { asPlatformError, errorMapping } from "../error-envelope.ts";
 import type { GatewayUses } from "../gateway-env.ts";
+import { accessPages } from "./access.ts";
 import { applicationPages } from "./applications.ts";
 import { callbackPages } from "./callbacks.ts";
 import { channelPages } from "./channels.ts";
@@ -38,7 +39,7 @@ const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHe
 
 /**
  * The operator console, server-rendered HTML over the same store functions and operations as the
- * admin API: tenants (with their tags, memberships and settings), applications, users, seals, channels, feeds, queues, dead callbacks and
+ * admin API: tenants (with their tags, memberships and settings), applications, users, access (tenant administrators, app starters), seals, channels, feeds, queues, dead callbacks and
  * notifications.
  */
 export function consoleRoutes(
@@ -75,6 +76,7 @@ export function consoleRoutes(
   applicationPages(app, deps);
   userPages(app, deps);
   tenantDataPages(app, deps);
+  accessPages(app, deps);
   sealPages(app, deps);
   channelPages(app, deps);
   feedPages(app, deps);

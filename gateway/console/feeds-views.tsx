@@ -1,5 +1,5 @@
 import type { FeedRun, FeedSettings } from "../../directory/feeds.ts";
-import { ActionForm, Layout, type PageSession, When } from "./layout.tsx";
+import { ActionForm, Layout, type PageSession, TenantPicker, When } from "./layout.tsx";
 
 function Settings(props: { feed: FeedSettings }) {
   const { feed } = props;
@@ -104,13 +104,7 @@ export function feedView(props: {
   const { session, tenant, feed } = props;
   return (
     <Layout title={tenant ? `Feed of ${tenant}` : "Feeds"} section="/console/feeds" session={session}>
-      <form method="get" action="/console/feeds" class="search">
-        <label>
-          Tenant (domain)
-          <input type="text" name="tenant" value={tenant ?? ""} required maxlength={253} />
-        </label>
-        <button type="submit">Show</button>
-      </form>
+      <TenantPicker action="/console/feeds" tenant={tenant} />
       {tenant === undefined ? (
         <p class="muted">
           Name a tenant, or pick one on the <a href="/console/tenants">tenants</a> page.

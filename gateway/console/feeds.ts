@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import { feedWithRuns, runFeedNow, tenantFeed } from "../../directory/feeds.ts";
 import type { GatewayUses } from "../gateway-env.ts";
@@ -10,10 +9,10 @@ import {
   pageSession,
   redirectWith,
   render,
+  tenantSchema,
 } from "./console-page.ts";
 import { feedView } from "./feeds-views.tsx";
 
-const tenantSchema = z.string().min(1).max(253);
 /** Runs a feed's page shows, newest first. */
 const RUNS_SHOWN = 20;
 

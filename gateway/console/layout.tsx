@@ -13,6 +13,7 @@ const SECTIONS = [
   ["/console/tenants", "Tenants"],
   ["/console/applications", "Applications"],
   ["/console/users", "Users"],
+  ["/console/access", "Access"],
   ["/console/seals", "Seals"],
   ["/console/channels", "Channels"],
   ["/console/feeds", "Feeds"],
@@ -119,6 +120,19 @@ export function ActionForm(props: {
       <button type="submit" class={props.danger ? "danger" : undefined}>
         {props.label}
       </button>
+    </form>
+  );
+}
+
+/** The form that picks the tenant a page shows (by its domain). */
+export function TenantPicker(props: { action: string; tenant: string | undefined }) {
+  return (
+    <form method="get" action={props.action} class="search">
+      <label>
+        Tenant (domain)
+        <input type="text" name="tenant" value={props.tenant ?? ""} required maxlength={253} />
+      </label>
+      <button type="submit">Show</button>
     </form>
   );
 }

@@ -24,6 +24,10 @@ const appSchema = z
     rated: z.number().int(),
     visible: z.boolean(),
     ready: z.boolean(),
+    startable: z.boolean().openapi({
+      description:
+        "beyond spec 001: whether the caller's user may start it now (ready, and a starter when the app names starters); for a sys token naming no user, whether it is ready",
+    }),
     currentVersion: versionSchema.nullable(),
     versions: z.array(versionSchema).optional(),
   })
@@ -33,8 +37,8 @@ const idcParam = z.object({ idc: z.string().min(1).max(64) });
 
 /**
  * Spec 001 4.1 and 4.2: a workflow app's administration data, and taking its versions on and off
- * line. Changing an app is for sys tokens: users become administrators of apps through the access
- * grants of 7.x, which this platform does not yet serve.
+ * line. Changing an app is for sys tokens; who administers, views and starts an app is given by
+ * the operator's lists (bootstrap file, admin API, console).
  */
 export function workflowAppRoutes(
   deps: GatewayUses<"config" | "db" | "oauth" | "workflowTenants">,

@@ -70,15 +70,15 @@ export function workflowListRoutes(
         method: "get",
         path: `${at}/apps`,
         operationId: `get${whose}Apps`,
-        summary: `2.1${label} The apps the user may start: ready, visible, with a version online for the data mode (at most 1000, by name)`,
+        summary: `2.1${label} The apps the user may start: ready, visible, with a version online for the data mode, and the user one of its starters when it names starters (at most 1000, by name; not paged, \`total\` 0)`,
         tag: "task query",
         ...tokenFor("app"),
         entity: appListSchema,
         entityName: "App",
       },
       async (_c, caller, input) => {
-        const { total, apps } = await appsToStart(lists, caller, named(input));
-        return { entities: apps, total };
+        const { apps } = await appsToStart(lists, caller, named(input));
+        return { entities: apps };
       },
     );
 
@@ -128,7 +128,7 @@ export function workflowListRoutes(
       path: "/apps/recommended",
       operationId: "getRecommendedApps",
       summary:
-        "4.10 Startable apps whose recommendation is above 0, highest first, paged (limit default 20, at most 1000); a Global application names the tenant with `domain`",
+        "4.10 Startable apps whose recommendation is above 0, highest first, paged (limit default 20, at most 1000); with `userId`, only those that user may start; a Global application names the tenant with `domain`",
       tag: "administration",
       scope: "sys_app",
       kinds: "sys",

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 
-/** Spec 001's position: a department and a post, with the holder's number and business dimensions. */
-export const heldPositionSchema = z
+/** Spec 001's position: a department and a post (`*` codes where a grant names any). */
+export const positionRefSchema = z
   .object({
     dept: z.object({
       code: z.string(),
@@ -11,6 +11,12 @@ export const heldPositionSchema = z
       tags: z.string().nullable(),
     }),
     post: z.object({ code: z.string(), name: z.string(), tags: z.string().nullable(), formal: z.boolean() }),
+  })
+  .openapi("PositionRef");
+
+/** Spec 001's position as a user holds it, with the holder's number and business dimensions. */
+export const heldPositionSchema = positionRefSchema
+  .extend({
     number: z.string().nullable(),
     bizes: z.array(z.object({ bizType: z.string(), bizCode: z.string() })),
     source: z.string(),

@@ -139,6 +139,7 @@ const bootstrap = {
       palette: "#336699",
       administrators: ["carol"],
       guests: ["dave", "bob"],
+      starters: { accounts: ["bob"], positions: ["*:head"] },
       versions: [
         { name: "first", online: true, definition: leaveV1 },
         { beta: true, definition: leaveV2 },
@@ -146,6 +147,7 @@ const bootstrap = {
     },
     { tenant: "a.edu", code: "travel", name: "Travel", versions: [{ online: true, definition: leaveV1 }] },
   ],
+  tenantAdministrators: [{ tenant: "a.edu", accounts: ["carol"], positions: ["hr:head"] }],
 };
 
 interface Page<T> {
@@ -522,10 +524,12 @@ for (const mode of await testModes()) {
         "posts",
         "seals",
         "tags",
+        "tenantAdministrators",
         "tenants",
         "users",
         "workflows",
       ]);
+      assert.deepEqual(document.tenantAdministrators, bootstrap.tenantAdministrators);
       assert.deepEqual(document.departments, bootstrap.departments, "the directory the file made");
       assert.deepEqual(document.posts, bootstrap.posts);
       assert.deepEqual(document.positions, bootstrap.positions);
@@ -576,6 +580,7 @@ for (const mode of await testModes()) {
       assert.equal(leave.code, "leave");
       assert.deepEqual(leave.administrators, ["carol"]);
       assert.deepEqual(leave.guests, ["bob", "dave"]);
+      assert.deepEqual(leave.starters, { accounts: ["bob"], positions: ["*:head"] });
       assert.deepEqual(
         leave.versions.map(({ name, online, beta }) => ({ name, online, beta })),
         [
@@ -586,6 +591,7 @@ for (const mode of await testModes()) {
       assert.match(JSON.stringify(leave.versions[1]!.definition), /"data":\{"b":"b","reviewer":"reviewer"\}/);
       assert.equal(travel.code, "travel");
       assert.equal(travel.administrators, undefined);
+      assert.equal(travel.starters, undefined, "an app naming no starter is everyone's");
 
       const applied = await call(url, "PUT", "/admin/bootstrap", { body: document });
       assert.equal(applied.status, 200, applied.text);
