@@ -37,7 +37,8 @@ export function tenantsView(props: {
                 <td>
                   <a href={`/console/applications${query}`}>applications</a> ·{" "}
                   <a href={`/console/users${query}`}>users</a> ·{" "}
-                  <a href={`/console/access${query}`}>access</a> · <a href={`/console/feeds${query}`}>feed</a> ·{" "}
+                  <a href={`/console/access${query}`}>access</a> · <a href={`/console/feeds${query}`}>feed</a>{" "}
+                  ·{" "}
                   <a href={`/console/tenants/data?domain=${encodeURIComponent(tenant.domain)}`}>
                     tags, memberships, settings
                   </a>
