@@ -47,6 +47,7 @@ import { workflowDataRoutes } from "./routes/workflow-data-routes.ts";
 import { workflowInboxRoutes } from "./routes/workflow-inbox-routes.ts";
 import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
 import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
+import { workflowStatsRoutes } from "./routes/workflow-stats-routes.ts";
 import { workflowTaskRoutes } from "./routes/workflow-task-routes.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
 
@@ -63,7 +64,7 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
   );
 }
 
-/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists, items and push. */
+/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists, items, push and statistics. */
 function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
@@ -86,6 +87,7 @@ function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   // After the process routes: 4.12's /process/{id}/{cate} answers what their fixed paths do not.
   api.route("/", workflowDataRoutes(deps, mode));
   api.route("/", positionRoutes(deps, mode));
+  api.route("/", workflowStatsRoutes(deps, mode));
   return api;
 }
 

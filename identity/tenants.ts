@@ -2,7 +2,14 @@ import { ConfigError } from "../runtime/config.ts";
 import type { Queryable } from "../runtime/database.ts";
 import { tenantByDomain } from "./tenant-store.ts";
 
-export { type Tenant, tenantByDomain, tenantReminder, tenantsNotifying } from "./tenant-store.ts";
+export {
+  type Tenant,
+  tenantByDomain,
+  tenantReminder,
+  tenantStatistics,
+  tenantsCountingStatistics,
+  tenantsNotifying,
+} from "./tenant-store.ts";
 
 /** The id of the tenant an entry of the bootstrap file names; a missing tenant names the entry. */
 export async function tenantIdOf(tx: Queryable, domain: string, entry: string): Promise<string> {

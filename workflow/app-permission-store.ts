@@ -72,6 +72,14 @@ export async function hasAppAccess(
   return row!.yes;
 }
 
+/** The apps the user administers or may view (as a guest). */
+export async function appsViewedBy(sql: Queryable, userId: string): Promise<string[]> {
+  const rows = await sql<{ appId: string }[]>`
+    select distinct app_id as "appId" from workflow_app_permissions
+    where user_id = ${userId} and role = any(${rolesGranting("guest")}::text[])`;
+  return rows.map((row) => row.appId);
+}
+
 /** The accounts the bootstrap file listed in a role of an app, by account, and whether each is disabled. */
 export async function listedAccounts(sql: Queryable, appId: string, role: AppAccess, limit: number) {
   return sql<{ account: string; disabled: boolean }[]>`
