@@ -33,9 +33,9 @@ const tenantSchema = z
       notify: workflowNotifySchema
         .nullable()
         .openapi({ description: "notifications of new to-dos and copies; null: nobody is notified" }),
-      statistics: workflowStatisticsSchema.openapi({
-        description: "8.x statistics: whether they are kept, and the time zone of their days",
-      }),
+      statistics: workflowStatisticsSchema.describe(
+        "8.x statistics: whether they are kept, and the time zone of their days",
+      ),
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
