@@ -56,6 +56,8 @@ const sums = (hours: ReturnType<typeof fold>["hours"]) =>
     killed,
   }));
 
+const NONE = { started: 0, running: 0, suspended: 0, endedDone: 0, endedKilled: 0, completed: 0, killed: 0 };
+
 describe("statistics of a batch of events", () => {
   it("counts a start offered twice once, and an end after an end not at all", () => {
     const counted = new Map<string, CountedProcess>();
@@ -67,16 +69,7 @@ describe("statistics of a batch of events", () => {
       counted,
     );
     assert.deepEqual(sums(first.hours), [
-      {
-        hour: "2026-03-29T10:00:00.000Z",
-        started: 1,
-        running: 1,
-        suspended: 0,
-        endedDone: 0,
-        endedKilled: 0,
-        completed: 0,
-        killed: 0,
-      },
+      { ...NONE, hour: "2026-03-29T10:00:00.000Z", started: 1, running: 1 },
     ]);
     // A later batch: the process is read back as counted.
     const later = fold(
@@ -91,26 +84,8 @@ describe("statistics of a batch of events", () => {
       counted,
     );
     assert.deepEqual(sums(later.hours), [
-      {
-        hour: "2026-03-29T10:00:00.000Z",
-        started: 0,
-        running: -1,
-        suspended: 0,
-        endedDone: 0,
-        endedKilled: 1,
-        completed: 0,
-        killed: 0,
-      },
-      {
-        hour: "2026-03-29T12:00:00.000Z",
-        started: 0,
-        running: 0,
-        suspended: 0,
-        endedDone: 0,
-        endedKilled: 0,
-        completed: 0,
-        killed: 1,
-      },
+      { ...NONE, hour: "2026-03-29T10:00:00.000Z", running: -1, endedKilled: 1 },
+      { ...NONE, hour: "2026-03-29T12:00:00.000Z", killed: 1 },
     ]);
     assert.equal(counted.get("p1")!.status, "killed");
   });
