@@ -131,6 +131,15 @@ for (const mode of await testModes()) {
             scopes: SYS_SCOPES,
           },
           { ...portalApplication(SECRET, USER_SCOPES), id: "quiet-portal", tenant: "quiet.edu" },
+          {
+            id: "leave-app",
+            secret: SECRET,
+            name: "Leave",
+            type: "workflow",
+            tenant: "example.edu",
+            workflowCode: "leave",
+            scopes: SYS_SCOPES,
+          },
         ],
         users: people.map(([tenant, account]) => ({
           tenant,
@@ -167,6 +176,7 @@ for (const mode of await testModes()) {
         ["example.edu", "portal"],
         ["other.edu", "other"],
         ["quiet.edu", "quiet"],
+        ["leave-app", "leave-app"],
       ] as const)
         sys[tenant] = await sysToken(platform.url, id, SECRET, SYS_SCOPES.join(" "));
       for (const row of await sql<{ code: string; domain: string; id: string }[]>`
@@ -419,6 +429,18 @@ for (const mode of await testModes()) {
         carolsApps.map((group) => [group.tag, group.apps.map((app) => app.code)]),
         [["HR", ["leave"]]],
       );
+    });
+
+    it("shows a Workflow application its own workflow only", async () => {
+      const all = { start: "0", finish: unix("2027-01-01T00:00:00Z") };
+      assert.deepEqual(await stats(sys["leave-app"]!, STATUS, all), {
+        running: 1,
+        suspend: 0,
+        killed: 1,
+        completed: 2,
+      });
+      const survey = await api.call("GET", "/stats/app/survey/processes/status", sys["leave-app"]!);
+      assert.equal(survey.body.ecode, "APP_NOT_FOUND");
     });
 
     it("keeps each tenant to its own processes and time zone", async () => {
