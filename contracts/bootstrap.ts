@@ -43,6 +43,32 @@ export const workflowNotifySchema = z
   })
   .strict();
 
+/** Whether `name` is a time zone of the IANA database (`Europe/Paris`, `UTC`…) this runtime knows. */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Spec 001 8.x's statistics (docs/statistics.md): off unless `on`, so a tenant that does not look at
+ * them spends nothing on them; days, weeks, months and years are those of `timeZone` (default UTC).
+ */
+export const workflowStatisticsSchema = z
+  .object({
+    on: z.boolean().default(false),
+    timeZone: z
+      .string()
+      .min(1)
+      .max(64)
+      .refine(isTimeZone, "an IANA time zone, such as Europe/Paris")
+      .default("UTC"),
+  })
+  .strict();
+
 /** A tenant (an enterprise of spec 001), identified by its unique domain. */
 export const bootstrapTenantSchema = z
   .object({
@@ -58,10 +84,15 @@ export const bootstrapTenantSchema = z
     copyright: z.string().max(500).optional(),
     /**
      * The tenant's workflow settings; without `reminder`, 4.9 is refused with REMINDER_NOT_CONFIGURED;
-     * without `notify` (or with it not `on`), nobody is notified of new to-dos and copies.
+     * without `notify` (or with it not `on`), nobody is notified of new to-dos and copies; without
+     * `statistics` (or with it not `on`), 8.x answers zero counts.
      */
     workflow: z
-      .object({ reminder: workflowReminderSchema.optional(), notify: workflowNotifySchema.optional() })
+      .object({
+        reminder: workflowReminderSchema.optional(),
+        notify: workflowNotifySchema.optional(),
+        statistics: workflowStatisticsSchema.optional(),
+      })
       .strict()
       .optional(),
   })
@@ -344,6 +375,7 @@ export type Bootstrap = z.infer<typeof bootstrapSchema>;
 export type BootstrapTenant = z.infer<typeof bootstrapTenantSchema>;
 export type WorkflowReminder = z.infer<typeof workflowReminderSchema>;
 export type WorkflowNotify = z.infer<typeof workflowNotifySchema>;
+export type WorkflowStatistics = z.infer<typeof workflowStatisticsSchema>;
 export type BootstrapApplication = z.infer<typeof bootstrapApplicationSchema>;
 export type BootstrapUser = z.infer<typeof bootstrapUserSchema>;
 export type BootstrapDepartment = z.infer<typeof bootstrapDepartmentSchema>;

@@ -52,6 +52,7 @@ import { workflowDataRoutes } from "./routes/workflow-data-routes.ts";
 import { workflowInboxRoutes } from "./routes/workflow-inbox-routes.ts";
 import { workflowListRoutes } from "./routes/workflow-list-routes.ts";
 import { workflowProcessRoutes } from "./routes/workflow-process-routes.ts";
+import { workflowStatsRoutes } from "./routes/workflow-stats-routes.ts";
 import { workflowTaskRoutes } from "./routes/workflow-task-routes.ts";
 import { WORKFLOW_DATA_MODES, type WorkflowDataMode } from "./workflow/data-mode.ts";
 import { tripleFormOf } from "./workflow/old-path-form.ts";
@@ -69,7 +70,7 @@ function validationError(issues: readonly ValidationIssue[]): PlatformError {
   );
 }
 
-/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists, items and push. */
+/** Spec 001's workflow API over one data mode: directory, processes, tasks, apps, lists, items, push and statistics. */
 function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   const api = new OpenAPIHono<GatewayEnv>();
   api.route("/", userRoutes(deps, mode));
@@ -95,6 +96,7 @@ function workflowApi(deps: GatewayDeps, mode: WorkflowDataMode) {
   api.route("/", enterpriseRoutes(deps, mode));
   api.route("/", codeRoutes(deps, mode));
   api.route("/", accessRoutes(deps, mode));
+  api.route("/", workflowStatsRoutes(deps, mode));
   return api;
 }
 

@@ -1,4 +1,9 @@
-import type { BootstrapTenant, WorkflowNotify, WorkflowReminder } from "../contracts/bootstrap.ts";
+import type {
+  BootstrapTenant,
+  WorkflowNotify,
+  WorkflowReminder,
+  WorkflowStatistics,
+} from "../contracts/bootstrap.ts";
 import type { Queryable } from "../runtime/database.ts";
 
 export interface Tenant {
@@ -44,6 +49,26 @@ export async function tenantsNotifying(
   return new Map(rows.map((row) => [row.id, row.notify]));
 }
 
+/** The time zone of each of the tenants that has `workflow.statistics` switched on. */
+export async function tenantsCountingStatistics(
+  sql: Queryable,
+  tenantIds: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await sql<{ id: string; timeZone: string | null }[]>`
+    select id, settings->'workflow'->'statistics'->>'timeZone' as "timeZone" from tenants
+    where id = any(${tenantIds as string[]}::uuid[]) and (settings->'workflow'->'statistics'->>'on')::boolean`;
+  return new Map(rows.map((row) => [row.id, row.timeZone ?? "UTC"]));
+}
+
+/** The tenant's `workflow.statistics`, as its defaults complete it. */
+export async function tenantStatistics(sql: Queryable, tenantId: string): Promise<WorkflowStatistics> {
+  const [row] = await sql<{ on: boolean | null; timeZone: string | null }[]>`
+    select (settings->'workflow'->'statistics'->>'on')::boolean as on,
+           settings->'workflow'->'statistics'->>'timeZone' as "timeZone"
+    from tenants where id = ${tenantId}`;
+  return { on: row?.on ?? false, timeZone: row?.timeZone ?? "UTC" };
+}
+
 export async function tenantByDomain(sql: Queryable, domain: string): Promise<Tenant | undefined> {
   const [row] = await sql<Tenant[]>`select id, domain, name from tenants where domain = ${domain}`;
   return row;
@@ -55,7 +80,9 @@ export interface TenantRecord extends Tenant {
   logo: string | null;
   banner: string | null;
   copyright: string | null;
-  settings: { workflow?: { reminder?: WorkflowReminder; notify?: WorkflowNotify } };
+  settings: {
+    workflow?: { reminder?: WorkflowReminder; notify?: WorkflowNotify; statistics?: WorkflowStatistics };
+  };
   createdAt: Date;
   updatedAt: Date;
 }

@@ -7,6 +7,8 @@ export {
   tenantByDomain,
   tenantReminder,
   tenantSettings,
+  tenantStatistics,
+  tenantsCountingStatistics,
   tenantsNotifying,
   writeTenantSetting,
 } from "./tenant-store.ts";

@@ -81,6 +81,19 @@ export function permittedAppIds(
       and g.permission = any(${permissions as string[]}::text[]) and ${heldBy(sql, tenantId, userId)}`;
 }
 
+/** The ids of the apps on which the user holds one of the permissions. */
+export async function permittedApps(
+  sql: Queryable,
+  tenantId: string,
+  test: boolean,
+  userId: string,
+  permissions: readonly Permission[],
+): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    select distinct p.id::text as id from (${permittedAppIds(sql, tenantId, test, userId, permissions)}) as p(id)`;
+  return rows.map((row) => row.id);
+}
+
 /** Whether the user holds one of the permissions on the object. */
 export async function holdsGrant(
   sql: Queryable,

@@ -1,5 +1,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { workflowNotifySchema, workflowReminderSchema } from "../../contracts/bootstrap.ts";
+import {
+  workflowNotifySchema,
+  workflowReminderSchema,
+  workflowStatisticsSchema,
+} from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
   type ApplicationRecord,
@@ -29,6 +33,9 @@ const tenantSchema = z
       notify: workflowNotifySchema
         .nullable()
         .openapi({ description: "notifications of new to-dos and copies; null: nobody is notified" }),
+      statistics: workflowStatisticsSchema.describe(
+        "8.x statistics: whether they are kept, and the time zone of their days",
+      ),
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -93,7 +100,11 @@ function tenantView(tenant: TenantRecord): z.infer<typeof tenantSchema> {
     logo,
     banner,
     copyright,
-    workflow: { reminder: settings.workflow?.reminder ?? null, notify: settings.workflow?.notify ?? null },
+    workflow: {
+      reminder: settings.workflow?.reminder ?? null,
+      notify: settings.workflow?.notify ?? null,
+      statistics: settings.workflow?.statistics ?? { on: false, timeZone: "UTC" },
+    },
     createdAt: createdAt.toISOString(),
     updatedAt: updatedAt.toISOString(),
   };

@@ -159,7 +159,7 @@ interface TenantItem {
   style: string | null;
   logo: string | null;
   copyright: string | null;
-  workflow: { reminder: unknown; notify: unknown };
+  workflow: { reminder: unknown; notify: unknown; statistics: unknown };
 }
 interface ApplicationItem {
   id: string;
@@ -337,8 +337,13 @@ for (const mode of await testModes()) {
       assert.deepEqual(a.workflow, {
         reminder: { channel: "email", text: "Please handle {step} of {process}" },
         notify: { on: true, channel: "email", application: "portal", todo: { text: "New: {step}" } },
+        statistics: { on: false, timeZone: "UTC" },
       });
-      assert.deepEqual(b.workflow, { reminder: null, notify: null });
+      assert.deepEqual(b.workflow, {
+        reminder: null,
+        notify: null,
+        statistics: { on: false, timeZone: "UTC" },
+      });
       assert.equal(b.style, null);
       const all = await page<TenantItem>(url, "/admin/tenants");
       assert.equal(all.items.length, 5, "the default limit holds them all");

@@ -2,6 +2,7 @@ import { callbackSubscriber } from "../../workflow/messenger/callback-subscriber
 import { configuredChannels } from "../../workflow/notification-text.ts";
 import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
 import type { OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
+import { workflowStatisticsSubscriber } from "../../workflow/statistics/statistics-subscriber.ts";
 import { workflowNotifySubscriber } from "../../workflow/workflow-notify.ts";
 import { workflowPushSubscriber } from "../../workflow/workflow-push.ts";
 import { type PartContext, workerPart } from "../worker-part.ts";
@@ -15,6 +16,7 @@ const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[
       queue: { jobs: platform.jobs, brokerConnected: () => platform.broker.isConnected() },
       channels: () => configuredChannels(channels.list),
     }),
+  () => workflowStatisticsSubscriber,
 ];
 
 /**

@@ -1,0 +1,160 @@
+import type { OutboxEvent } from "../outbox/outbox-subscriber.ts";
+import { localHourStart } from "./local-hour.ts";
+
+/** A process's status as 8.2 counts it. */
+export type CountedStatus = "doing" | "suspended" | "done" | "killed";
+
+/** A process the statistics count: the row that makes each of its events count once. */
+export interface CountedProcess {
+  processId: string;
+  tenantId: string;
+  test: boolean;
+  appId: string;
+  startedAt: Date;
+  /** The local hour it started in: the bucket its status is counted in. */
+  hour: Date;
+  status: CountedStatus;
+}
+
+/** What a batch adds to one hourly bucket. */
+export interface HourDelta {
+  tenantId: string;
+  test: boolean;
+  appId: string;
+  hour: Date;
+  started: number;
+  running: number;
+  suspended: number;
+  endedDone: number;
+  endedKilled: number;
+  completed: number;
+  killed: number;
+  todoHandled: number;
+  todoWaitSeconds: number;
+}
+
+type StatusColumn = "running" | "suspended" | "endedDone" | "endedKilled";
+
+const COLUMN_OF: Record<CountedStatus, StatusColumn> = {
+  doing: "running",
+  suspended: "suspended",
+  done: "endedDone",
+  killed: "endedKilled",
+};
+
+/** The event types the statistics read. */
+export const COUNTED_EVENTS = new Set([
+  "process.started",
+  "process.suspended",
+  "process.resumed",
+  "process.ended",
+  "todo.done",
+]);
+
+/** What the batch's events need from the database, read once for the whole batch. */
+export interface BatchFacts {
+  /** The processes already counted, by id; a batch's changes are made to these objects. */
+  counted: Map<string, CountedProcess>;
+  /** The app of each process the batch starts. */
+  appOfProcess: ReadonlyMap<string, string>;
+  /** The app and assignment time of each task the batch handles. */
+  tasks: ReadonlyMap<string, { appId: string; assignedAt: Date }>;
+  /** The time zone of each tenant whose statistics are on. */
+  timeZones: ReadonlyMap<string, string>;
+}
+
+/**
+ * Folds a batch of events, in order, into the rows of counted processes it adds or changes and the
+ * sums it adds to hourly buckets. A start of a process already counted, a change to the status it
+ * has, and any change after its end, add nothing: an event offered again counts once.
+ */
+export function statisticsDeltas(
+  events: readonly OutboxEvent[],
+  facts: BatchFacts,
+): { processes: CountedProcess[]; hours: HourDelta[] } {
+  const changed = new Map<string, CountedProcess>();
+  const hours = new Map<string, HourDelta>();
+  const bucket = (tenantId: string, test: boolean, appId: string, hour: Date): HourDelta => {
+    const key = `${tenantId} ${test} ${appId} ${hour.getTime()}`;
+    let delta = hours.get(key);
+    if (!delta) {
+      delta = {
+        tenantId,
+        test,
+        appId,
+        hour,
+        started: 0,
+        running: 0,
+        suspended: 0,
+        endedDone: 0,
+        endedKilled: 0,
+        completed: 0,
+        killed: 0,
+        todoHandled: 0,
+        todoWaitSeconds: 0,
+      };
+      hours.set(key, delta);
+    }
+    return delta;
+  };
+  const move = (process: CountedProcess, to: CountedStatus) => {
+    const delta = bucket(process.tenantId, process.test, process.appId, process.hour);
+    delta[COLUMN_OF[process.status]]--;
+    delta[COLUMN_OF[to]]++;
+    process.status = to;
+    changed.set(process.processId, process);
+  };
+  for (const event of events) {
+    const timeZone = facts.timeZones.get(event.tenantId);
+    if (!timeZone) continue;
+    const hourOfEvent = () => localHourStart(event.createdAt, timeZone);
+    const process = facts.counted.get(event.processId);
+    switch (event.type) {
+      case "process.started": {
+        const appId = facts.appOfProcess.get(event.processId);
+        if (process || !appId) break;
+        const started: CountedProcess = {
+          processId: event.processId,
+          tenantId: event.tenantId,
+          test: event.test,
+          appId,
+          startedAt: event.createdAt,
+          hour: hourOfEvent(),
+          status: "doing",
+        };
+        facts.counted.set(started.processId, started);
+        changed.set(started.processId, started);
+        const delta = bucket(started.tenantId, started.test, appId, started.hour);
+        delta.started++;
+        delta.running++;
+        break;
+      }
+      case "process.suspended":
+        if (process?.status === "doing") move(process, "suspended");
+        break;
+      case "process.resumed":
+        if (process?.status === "suspended") move(process, "doing");
+        break;
+      case "process.ended": {
+        if (!process || process.status === "done" || process.status === "killed") break;
+        const status = (event.payload as { status?: string }).status === "killed" ? "killed" : "done";
+        move(process, status);
+        const delta = bucket(process.tenantId, process.test, process.appId, hourOfEvent());
+        delta[status === "killed" ? "killed" : "completed"]++;
+        break;
+      }
+      case "todo.done": {
+        const task = event.taskId ? facts.tasks.get(event.taskId) : undefined;
+        if (!task) break;
+        const delta = bucket(event.tenantId, event.test, task.appId, hourOfEvent());
+        delta.todoHandled++;
+        delta.todoWaitSeconds += Math.max(
+          0,
+          Math.round((event.createdAt.getTime() - task.assignedAt.getTime()) / 1000),
+        );
+        break;
+      }
+    }
+  }
+  return { processes: [...changed.values()], hours: [...hours.values()] };
+}
