@@ -14,7 +14,7 @@ import {
   type StatusCounts,
   statsApps,
   statusCounts,
-} from "./statistics-queries.ts";
+} from "./statistics-query-store.ts";
 
 /** Spec 001 8.3's default number of periods of each cycle. */
 export const DEFAULT_PERIODS: Record<StatsCycle, number> = { hour: 24, day: 7, week: 52, month: 3, year: 5 };
