@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import type { BenchCase, BenchResult } from "./bench-result.ts";
+import { bpmnImportBench } from "./cases/bpmn-import.ts";
 import { brokerBench } from "./cases/broker-throughput.ts";
 import { databaseClientBench } from "./cases/database-client.ts";
 import { exportBench } from "./cases/export-throughput.ts";
@@ -33,6 +34,7 @@ const CASES: BenchCase[] = [
   workflowListsBench,
   outboxRelayBench,
   pushBench,
+  bpmnImportBench,
 ];
 
 const wanted = process.argv.slice(2);

@@ -257,17 +257,36 @@ export const bootstrapChannelSchema = z
 export const WORKFLOW_VERSIONS_MAX = 50;
 export const WORKFLOW_LIST_MAX = 1000;
 
-/** A version of a workflow app: its definition, and whether it is online for formal or test starts. */
-export const bootstrapWorkflowVersionSchema = z
+/** The longest BPMN document a version may be given as, in characters. */
+export const BPMN_MAX_CHARS = 4_000_000;
+
+/** A version's fields: its definition (the JSON graph, or a BPMN 2.0 document compiled into one), and whether it is online. */
+export const workflowVersionFieldsSchema = z
   .object({
     name: z.string().max(200).optional(),
     /** Online for formal data (`/apis/v2`). */
     online: z.boolean().default(false),
     /** Online for test data (`/apis/v2d`). */
     beta: z.boolean().default(false),
-    definition: deployableDefinitionSchema,
+    definition: deployableDefinitionSchema.optional(),
+    /** A BPMN 2.0 document with the platform's extension (docs/bpmn.md), instead of `definition`. */
+    bpmn: z.string().min(1).max(BPMN_MAX_CHARS).optional(),
   })
   .strict();
+
+/** Holds when a version has exactly one of `definition` and `bpmn`. */
+export const hasOneDefinition = (version: { definition?: unknown; bpmn?: unknown }) =>
+  (version.definition === undefined) !== (version.bpmn === undefined);
+export const ONE_DEFINITION_MESSAGE = {
+  message: "a version has a definition or a bpmn document, one of them",
+  path: ["definition"],
+};
+
+/** A version of a workflow app: its definition, and whether it is online for formal or test starts. */
+export const bootstrapWorkflowVersionSchema = workflowVersionFieldsSchema.refine(
+  hasOneDefinition,
+  ONE_DEFINITION_MESSAGE,
+);
 
 /** A position as a grant names it: `dept:post`, `*` for any department or post. */
 const grantPositionSchema = z

@@ -9,6 +9,8 @@ import {
   workflowAppByIdOrCode,
   workflowAppPage,
 } from "./app-store.ts";
+import { exportBpmn } from "./bpmn/bpmn-export.ts";
+import { versionWithDiagram } from "./version-diagram-store.ts";
 import { type DeployedVersion, deployWorkflow } from "./workflow-deployment.ts";
 
 export type { VersionSummary, WorkflowApp } from "./app-store.ts";
@@ -68,4 +70,18 @@ export async function tenantWorkflowApps(
     else versionsOf.set(version.appId, [version]);
   }
   return { apps, versionsOf };
+}
+
+/** A version of a tenant's app as a BPMN 2.0 document, drawn as it was deployed or laid out anew. */
+export async function tenantWorkflowVersionBpmn(
+  sql: Queryable,
+  domain: string,
+  code: string,
+  versionId: string,
+): Promise<string> {
+  const tenant = await tenantNamed(sql, domain);
+  const app = await workflowAppByIdOrCode(sql, tenant.id, code);
+  const version = app && (await versionWithDiagram(sql, app.id, versionId));
+  if (!app || !version) throw new PlatformError(ErrorCode.NotFound, `no version ${versionId} of ${code}`);
+  return exportBpmn(version.definition, version.diagram, app.code);
 }

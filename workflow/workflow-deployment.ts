@@ -1,4 +1,5 @@
 import type { Bootstrap, BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import { PlatformError } from "../contracts/errors.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { tenantIdOf } from "../identity/tenants.ts";
 import type { BootstrapEntry } from "../runtime/bootstrap.ts";
@@ -7,6 +8,8 @@ import type { Queryable } from "../runtime/database.ts";
 import { checkAppTags } from "../tenant/tags.ts";
 import { APP_LISTS, type AppList, granteeList, replaceGranteeList } from "./app-access.ts";
 import { deployVersion, setVersionOnline, upsertWorkflowApp, type WorkflowApp } from "./app-store.ts";
+import { importBpmn } from "./bpmn/bpmn-import.ts";
+import { keepVersionDiagram } from "./version-diagram-store.ts";
 
 /** A deployed version: its id and number, and whether this deployment created it. */
 export interface DeployedVersion {
@@ -38,7 +41,11 @@ export async function deployWorkflow(
   }
   const deployed: DeployedVersion[] = [];
   for (const version of versions) {
-    const { version: row, created } = await deployVersion(sql, app.id, version.definition, version.name);
+    const { definition, layout } = version.bpmn
+      ? await importBpmn(version.bpmn)
+      : { definition: version.definition!, layout: null };
+    const { version: row, created } = await deployVersion(sql, app.id, definition, version.name);
+    if (layout) await keepVersionDiagram(sql, row.id, layout);
     await setVersionOnline(sql, app.id, row.id, false, version.online);
     await setVersionOnline(sql, app.id, row.id, true, version.beta);
     deployed.push({ id: row.id, number: row.number, created });
@@ -57,6 +64,8 @@ export function workflowBootstrapEntries(bootstrap: Bootstrap): BootstrapEntry[]
       const { tenant: _, ...rest } = workflow;
       await deployWorkflow(tx, tenantId, rest).catch((error: Error) => {
         if (error instanceof WorkflowRefusal && error.refusal === "TAG_NOT_FOUND")
+          throw new ConfigError(`workflow ${workflow.code}: ${error.message}`);
+        if (error instanceof PlatformError && error.message.startsWith("bpmn:"))
           throw new ConfigError(`workflow ${workflow.code}: ${error.message}`);
         throw error;
       });

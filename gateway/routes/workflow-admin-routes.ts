@@ -1,16 +1,33 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { bootstrapWorkflowSchema, bootstrapWorkflowVersionSchema } from "../../contracts/bootstrap.ts";
-import { deployTenantWorkflow } from "../../workflow/workflow-admin.ts";
+import {
+  bootstrapWorkflowSchema,
+  hasOneDefinition,
+  ONE_DEFINITION_MESSAGE,
+  workflowVersionFieldsSchema,
+} from "../../contracts/bootstrap.ts";
+import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { deployTenantWorkflow, tenantWorkflowVersionBpmn } from "../../workflow/workflow-admin.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
 const appFieldsSchema = bootstrapWorkflowSchema.omit({ tenant: true, code: true, versions: true }).partial();
-const deploymentSchema = bootstrapWorkflowVersionSchema
+const deploymentSchema = workflowVersionFieldsSchema
   .extend({ app: appFieldsSchema.optional() })
+  .refine(hasOneDefinition, ONE_DEFINITION_MESSAGE)
   .openapi("WorkflowDeployment", {
     description:
-      "a version to deploy: its definition (checked against every rule, a broken one answered 400 naming the node), whether it is online for formal (`online`) and test (`beta`) data, and the app's fields when the app is new or changes",
+      "a version to deploy: its definition, as the JSON graph (`definition`) or a BPMN 2.0 document (`bpmn`), checked against every rule, a broken one answered 400 naming the node or BPMN element; whether it is online for formal (`online`) and test (`beta`) data; and the app's fields when the app is new or changes",
   });
+const bpmnDocumentSchema = z.string().openapi("BpmnDocument", {
+  description: "a BPMN 2.0 document with the platform's extension (docs/bpmn.md)",
+});
+const flag = z.enum(["true", "false"]).optional();
+const xmlDeploymentQuery = z.object({
+  online: flag.openapi({ description: "with a BPMN body: online for formal data" }),
+  beta: flag.openapi({ description: "with a BPMN body: online for test data" }),
+  name: workflowVersionFieldsSchema.shape.name,
+});
+const XML_TYPES = /^(application|text)\/xml\b/i;
 const deployedSchema = z
   .object({ app: z.uuid(), version: z.uuid(), number: z.number().int(), created: z.boolean() })
   .openapi("DeployedWorkflowVersion");
@@ -29,7 +46,15 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
     security: [{ admin: [] }],
     request: {
       params: z.object({ domain: z.string().max(253), code: bootstrapWorkflowSchema.shape.code }),
-      body: { content: { "application/json": { schema: deploymentSchema } }, required: true },
+      query: xmlDeploymentQuery,
+      body: {
+        content: {
+          "application/json": { schema: deploymentSchema },
+          "application/xml": { schema: bpmnDocumentSchema },
+        },
+        // Checked by the handler: a JSON body by its schema, an XML one by the BPMN import.
+        required: false,
+      },
     },
     responses: {
       200: {
@@ -42,10 +67,56 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
     operatorToken: true,
     handle: async (c) => {
       const { domain, code } = c.req.valid("param");
-      const { app: fields, ...version } = c.req.valid("json");
+      const query = c.req.valid("query");
+      const xml = XML_TYPES.test(c.req.header("content-type") ?? "");
+      const body = xml
+        ? {
+            bpmn: await c.req.text(),
+            online: query.online === "true",
+            beta: query.beta === "true",
+            name: query.name,
+          }
+        : c.req.valid("json");
+      if (!body)
+        throw new PlatformError(
+          ErrorCode.InvalidArgument,
+          "the body is a JSON deployment or a BPMN document",
+        );
+      const { app: fields, ...version } = body as z.infer<typeof deploymentSchema>;
       const deployed = await deployTenantWorkflow(deps.db, domain, code, fields, version);
       const { id, number, created } = deployed.version;
       return c.json({ app: deployed.app.id, version: id, number, created }, 200);
+    },
+  });
+  serve(app, {
+    surface: "platform",
+    method: "get",
+    path: "/{domain}/{code}/versions/{id}/bpmn",
+    operationId: "exportWorkflowVersionBpmn",
+    tags: ["Admin"],
+    summary:
+      "A version as a BPMN 2.0 document with the platform's extension, drawn as deployed or laid out anew",
+    security: [{ admin: [] }],
+    request: {
+      params: z.object({
+        domain: z.string().max(253),
+        code: bootstrapWorkflowSchema.shape.code,
+        id: z.uuid(),
+      }),
+    },
+    responses: {
+      200: {
+        description: "the version as BPMN 2.0; deployed again, it is the same version",
+        content: { "application/xml": { schema: bpmnDocumentSchema } },
+      },
+    },
+    errors: [400, 404, 503],
+    meanings: { 404: "no such tenant, app or version" },
+    operatorToken: true,
+    handle: async (c) => {
+      const { domain, code, id } = c.req.valid("param");
+      const xml = await tenantWorkflowVersionBpmn(deps.db.sql, domain, code, id);
+      return c.body(xml, 200, { "content-type": "application/xml; charset=utf-8" });
     },
   });
   return app;
