@@ -77,3 +77,12 @@ export async function addToHours(sql: Queryable, deltas: readonly HourDelta[]): 
       killed = h.killed + excluded.killed, todo_handled = h.todo_handled + excluded.todo_handled,
       todo_wait_seconds = h.todo_wait_seconds + excluded.todo_wait_seconds`;
 }
+
+/**
+ * Makes the statistics subscriber's batch and the history's batch take turns, until the
+ * transaction ends: each then reads the processes counted after the other's writes committed, so a
+ * process is counted by whichever gets to it first, and once.
+ */
+export async function takeTurnCounting(tx: Queryable): Promise<void> {
+  await tx`select pg_advisory_xact_lock(7301038)`;
+}
