@@ -35,3 +35,21 @@ create trigger workflow_stats_backfill_on_switch after insert or update of setti
 
 insert into workflow_stats_backfills (tenant_id)
 select id from tenants where coalesce((settings->'workflow'->'statistics'->>'on')::boolean, false);
+
+-- The same sums by the tenant's local day (`day`, the instant of its local midnight, as
+-- `date_trunc('day', t at time zone tz) at time zone tz` gives it), written with the hours: a
+-- question over months or years of every app reads one row per app and day, not per hour.
+create table workflow_stats_days (like workflow_stats_hours including defaults);
+alter table workflow_stats_days rename column hour to day;
+alter table workflow_stats_days add primary key (tenant_id, test, app_id, day);
+create index workflow_stats_days_tenant on workflow_stats_days (tenant_id, test, day);
+
+insert into workflow_stats_days (tenant_id, test, app_id, day, started, running, suspended, ended_done,
+                                 ended_killed, completed, killed, todo_handled, todo_wait_seconds)
+select h.tenant_id, h.test, h.app_id, date_trunc('day', h.hour at time zone z.tz) at time zone z.tz,
+       sum(h.started), sum(h.running), sum(h.suspended), sum(h.ended_done), sum(h.ended_killed),
+       sum(h.completed), sum(h.killed), sum(h.todo_handled), sum(h.todo_wait_seconds)
+from workflow_stats_hours h
+join (select id, coalesce(settings->'workflow'->'statistics'->>'timeZone', 'UTC') as tz from tenants) z
+  on z.id = h.tenant_id
+group by 1, 2, 3, 4;

@@ -57,14 +57,18 @@ describe("the console's statistics page", () => {
     const [app] = await sql<{ id: string; tenantId: string }[]>`
       select id, tenant_id as "tenantId" from workflow_apps where code = 'leave'`;
     const hour = localHourStart(new Date(), "Europe/Paris");
-    await addToHours(sql, [
-      {
-        ...emptyHour({ tenantId: app!.tenantId, test: false, appId: app!.id, hour }),
-        started: 4,
-        completed: 2,
-        killed: 1,
-      },
-    ]);
+    await addToHours(
+      sql,
+      [
+        {
+          ...emptyHour({ tenantId: app!.tenantId, test: false, appId: app!.id, hour }),
+          started: 4,
+          completed: 2,
+          killed: 1,
+        },
+      ],
+      new Map([[app!.tenantId, "Europe/Paris"]]),
+    );
 
     const response = await page("/console/tenants/statistics?domain=example.edu");
     assert.equal(response.status, 200);

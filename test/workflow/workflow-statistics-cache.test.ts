@@ -41,9 +41,11 @@ for (const mode of await testModes()) {
     const running = async (params: Record<string, string> = {}) => (await ask(STATUS, params)).running;
     /** One more process counted as running in the roll-ups, as the subscriber would write it. */
     const countOneMore = () =>
-      addToHours(sql, [
-        { ...emptyHour({ tenantId, test: false, appId, hour: HOUR }), started: 1, running: 1 },
-      ]);
+      addToHours(
+        sql,
+        [{ ...emptyHour({ tenantId, test: false, appId, hour: HOUR }), started: 1, running: 1 }],
+        new Map([[tenantId, "UTC"]]),
+      );
 
     before(async () => {
       const prepared = await mode.prepare();

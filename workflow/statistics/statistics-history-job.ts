@@ -60,14 +60,15 @@ export async function countHistoryBatch(
       fresh.map((row) => row.id),
     );
     const events = rows.flatMap((row) => eventsToNow(row, known.get(row.id)?.status));
+    const timeZones = new Map([[tenantId, setting.timeZone]]);
     const { processes, hours } = statisticsDeltas(events, {
       counted: known,
       appOfProcess,
       tasks: new Map(),
-      timeZones: new Map([[tenantId, setting.timeZone]]),
+      timeZones,
     });
     await saveCountedProcesses(tx, processes);
-    await addToHours(tx, hours);
+    await addToHours(tx, hours, timeZones);
     const finished = rows.length < batchSize;
     await advanceHistory(tx, tenantId, {
       afterEntry: rows.at(-1)?.entry ?? taken.afterEntry,

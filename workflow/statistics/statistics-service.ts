@@ -138,7 +138,7 @@ async function statusOf(
     firstHour = to;
     lastHour = to;
   }
-  return statusCounts(sql, scope, { from, to, firstHour, lastHour });
+  return statusCounts(sql, scope, { from, to, firstHour, lastHour, timeZone: setting.timeZone });
 }
 
 /** 8.3's and 8.4's periods, with the sums of both (one count, and one cached answer, serves both). */

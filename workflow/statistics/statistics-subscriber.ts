@@ -43,7 +43,7 @@ export const workflowStatisticsSubscriber: OutboxSubscriber = {
       timeZones,
     });
     await saveCountedProcesses(tx, processes);
-    await addToHours(tx, hours);
+    await addToHours(tx, hours, timeZones);
     return undefined;
   },
 };
