@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
 import type { Sql } from "../../runtime/database.ts";
 import { localHourStart } from "../../workflow/statistics/local-hour.ts";
 import { emptyHour } from "../../workflow/statistics/statistics-deltas.ts";
@@ -6,11 +7,13 @@ import { addToHours } from "../../workflow/statistics/statistics-store.ts";
 import { consoleCookie } from "../support/console-session.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { CHROMIUM, CHROMIUM_PATH, missingSystemPackages } from "../support/system-requirements.ts";
 import { formOnlyWorkflow } from "../support/workflow-graphs.ts";
 
 /**
- * The console's statistics page over plain HTTP: a tenant's 8.3 by day is drawn as an SVG chart in
- * the page (no script, nothing from elsewhere), each bar as tall as its count and titled with it.
+ * The console's statistics page over plain HTTP, and in a browser where Chromium is installed: a
+ * tenant's 8.3 by day is drawn as an SVG chart in the page (no script, nothing from elsewhere),
+ * each bar as tall as its count and titled with it.
  */
 
 const ADMIN_TOKEN = "console-stats-operator-token-0123456789ab";
@@ -101,6 +104,35 @@ describe("the console's statistics page", () => {
     );
     assert.match(html, /Statistics are kept \(Europe\/Paris\)/);
     assert.match(html, /href="\/console\/tenants\/statistics\?domain=example\.edu&amp;test=1"/);
+  });
+
+  it("shows the chart in a browser, its bars drawn under the console's content policy", {
+    skip: missingSystemPackages(CHROMIUM),
+  }, async () => {
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ["--headless", "--no-sandbox"],
+    });
+    try {
+      const context = await browser.newContext();
+      const [name, value] = cookie.split("=") as [string, string];
+      await context.addCookies([{ name, value, url: at("/console") }]);
+      const page = await context.newPage();
+      const refused: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+      });
+      await page.goto(at("/console/tenants/statistics?domain=example.edu"));
+      const chart = await page.locator("svg[role=img]").boundingBox();
+      assert.ok(chart && chart.width > 300 && chart.height > 100, `chart box ${JSON.stringify(chart)}`);
+      assert.equal(await page.locator("rect.bar").count(), 21);
+      const started = await page.locator("rect.bar.started").last().boundingBox();
+      const killed = await page.locator("rect.bar.killed").last().boundingBox();
+      assert.ok(started && killed && started.height > 3 * killed.height, "bars as tall as their counts");
+      assert.deepEqual(refused, []);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("answers a page for a tenant there is not", async () => {
