@@ -15,6 +15,7 @@ import { pushBench } from "./cases/push-held-polls.ts";
 import { sealBench } from "./cases/seal-throughput.ts";
 import { startBench } from "./cases/start-time.ts";
 import { workflowListsBench } from "./cases/workflow-lists.ts";
+import { workflowStatisticsBench } from "./cases/workflow-statistics.ts";
 import { workflowBench } from "./cases/workflow-throughput.ts";
 
 // `npm run bench [-- <name>…]`: runs the benchmarks, prints a table, writes bench-results.json.
@@ -32,6 +33,7 @@ const CASES: BenchCase[] = [
   startBench,
   workflowBench,
   workflowListsBench,
+  workflowStatisticsBench,
   outboxRelayBench,
   pushBench,
   bpmnImportBench,

@@ -19,6 +19,7 @@ import { readiness } from "../runtime/readiness.ts";
 import type { JobParts } from "../workers/job-parts.ts";
 import { jobsForQueues } from "../workers/job-runner.ts";
 import { observeOutbox } from "../workflow/outbox/outbox-metrics.ts";
+import type { StatisticsCache } from "../workflow/statistics/statistics-cache.ts";
 
 /** A started process: what it runs, and how to stop it gracefully. */
 export interface RunningProcess {
@@ -28,6 +29,8 @@ export interface RunningProcess {
   http: HttpServer | undefined;
   /** The push subscriptions a gateway holds. */
   push: PushWaiters | undefined;
+  /** The statistics' answers a gateway keeps. */
+  statistics: StatisticsCache | undefined;
   consumers: Consumer[];
   /** Stops accepting work, drains requests and jobs in flight, then closes the connections. */
   stop(): Promise<void>;
@@ -143,6 +146,7 @@ async function startProcess(config: Config, parts: ProcessParts): Promise<Runnin
     channels,
     http,
     push,
+    statistics: services?.services.statistics,
     consumers: jobs?.consumers ?? [],
     async stop() {
       draining.value = true;

@@ -42,6 +42,7 @@ import { sealAdminRoutes } from "./routes/seal-admin-routes.ts";
 import { signatureRoutes } from "./routes/signature-routes.ts";
 import { tenantAdminRoutes } from "./routes/tenant-admin-routes.ts";
 import { tenantAdministratorRoutes } from "./routes/tenant-administrator-routes.ts";
+import { tenantStatisticsRoutes } from "./routes/tenant-statistics-routes.ts";
 import { thingRoutes } from "./routes/thing-routes.ts";
 import { tripleRoutes } from "./routes/triple-routes.ts";
 import { userRoutes } from "./routes/user-routes.ts";
@@ -174,6 +175,7 @@ export function createGateway(deps: GatewayDeps) {
     admin.route("/", sealAdminRoutes(deps));
     admin.route("/", bootstrapExportRoutes(deps));
     admin.route("/", tenantAdminRoutes(deps));
+    admin.route("/", tenantStatisticsRoutes(deps));
     admin.route("/", tenantAdministratorRoutes(deps));
     admin.route("/feeds", feedAdminRoutes(deps));
     admin.route("/queues", queueAdminRoutes(deps));

@@ -5,6 +5,7 @@ import { configuredPushWaiters, type PushWaiters } from "../push/push-waiters.ts
 import type { Platform } from "../runtime/platform.ts";
 import { SealCache } from "../seals/seal-cache.ts";
 import { StartableApps } from "../workflow/startable-apps.ts";
+import { StatisticsCache } from "../workflow/statistics/statistics-cache.ts";
 import { WorkflowTenants } from "../workflow/workflow-tenants.ts";
 import { type OAuthServices, unreadOAuthServices } from "./oauth/oauth-services.ts";
 
@@ -25,6 +26,8 @@ export interface GatewayServices {
   downloads: DownloadDeps;
   /** The push subscriptions this gateway holds (started and stopped by the process). */
   push: PushWaiters;
+  /** The statistics' answers of the last 2 minutes (spec 001 8.x). */
+  statistics: StatisticsCache;
 }
 
 /**
@@ -52,6 +55,7 @@ export function unreadGatewayServices(
         guard: new FileTokenGuard(db.sql, files.tokenMaxFailures, files.tokenLockoutSeconds),
       },
       push: configuredPushWaiters(db.sql, broker, log, config.push),
+      statistics: new StatisticsCache(),
     },
     read: oauth.read,
   };

@@ -5,6 +5,7 @@ import { Agent, request } from "undici";
 import { freshDatabase, tempDir } from "../../test/support/platform.ts";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, ratioAtMost } from "../bench-result.ts";
+import { deployWorkflow } from "../deploy-workflow.ts";
 import { startServer } from "../load.ts";
 import { DATABASE_URL, PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { percentile } from "../statistics.ts";
@@ -167,10 +168,11 @@ export const workflowListsBench: BenchCase = {
     const client = new Agent({ connections: 1 });
     const url = `http://127.0.0.1:${PORT}`;
     try {
-      const deployed = await fetch(`${url}/admin/workflows/lists.edu/approval/versions`, {
-        method: "PUT",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({
+      const { app, version } = await deployWorkflow(
+        url,
+        ADMIN_TOKEN,
+        { domain: "lists.edu", code: "approval" },
+        {
           definition: {
             schema: { fields: [] },
             graph: {
@@ -189,9 +191,8 @@ export const workflowListsBench: BenchCase = {
           },
           online: true,
           app: { name: "Approval" },
-        }),
-      });
-      const { app, version } = (await deployed.json()) as { app: string; version: string };
+        },
+      );
       const [tenant] = await sql<{ id: string }[]>`select id from tenants where domain = 'lists.edu'`;
       const began = performance.now();
       await generate(sql, tenant!.id, app, version);

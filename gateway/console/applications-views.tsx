@@ -41,6 +41,10 @@ export function tenantsView(props: {
                   ·{" "}
                   <a href={`/console/tenants/data?domain=${encodeURIComponent(tenant.domain)}`}>
                     tags, memberships, settings
+                  </a>{" "}
+                  ·{" "}
+                  <a href={`/console/tenants/statistics?domain=${encodeURIComponent(tenant.domain)}`}>
+                    statistics
                   </a>
                 </td>
               </tr>

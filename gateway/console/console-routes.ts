@@ -14,6 +14,7 @@ import { queuePages } from "./queues.ts";
 import { SEAL_UPLOAD_PATH, sealPages } from "./seals.ts";
 import { ConsoleSessions } from "./sessions.ts";
 import { requireSession, signInRoutes } from "./sign-in.ts";
+import { statisticsPages } from "./statistics.ts";
 import { tenantDataPages } from "./tenant-data.ts";
 import { userPages } from "./users.ts";
 
@@ -76,6 +77,7 @@ export function consoleRoutes(
   applicationPages(app, deps);
   userPages(app, deps);
   tenantDataPages(app, deps);
+  statisticsPages(app, deps);
   accessPages(app, deps);
   sealPages(app, deps);
   channelPages(app, deps);

@@ -72,11 +72,11 @@ const cycleParameters = z.object({
  * that switched `workflow.statistics` on (docs/statistics.md); zero counts for the others.
  */
 export function workflowStatsRoutes(
-  deps: GatewayUses<"db" | "oauth" | "workflowTenants">,
+  deps: GatewayUses<"db" | "oauth" | "workflowTenants" | "statistics">,
   mode: WorkflowDataMode,
 ) {
   const app = new OpenAPIHono<GatewayEnv>();
-  const sql = deps.db.sql;
+  const answering = { sql: deps.db.sql, cache: deps.statistics };
   const operation = workflowOperationsOn(app, deps, mode);
 
   operation(
@@ -92,7 +92,7 @@ export function workflowStatsRoutes(
       entityName: "StatsAppGroup",
     },
     async (_c, caller) => {
-      const groups = await statsAppGroups(sql, caller);
+      const groups = await statsAppGroups(answering, caller);
       return { entities: groups, total: groups.length };
     },
   );
@@ -119,9 +119,9 @@ export function workflowStatsRoutes(
     },
     async (_c, caller, { params, parameters }) => ({
       entities: [
-        await processStatus(sql, caller, params.id, {
+        await processStatus(answering, caller, params.id, {
           start: parameters.start,
-          finish: parameters.finish ?? Math.floor(Date.now() / 1000),
+          finish: parameters.finish,
         }),
       ],
     }),
@@ -159,7 +159,7 @@ export function workflowStatsRoutes(
         ...described,
       },
       async (_c, caller, { params, parameters }) => ({
-        entities: [await answer(sql, caller, params.id, parameters)],
+        entities: [await answer(answering, caller, params.id, parameters)],
       }),
     );
   }

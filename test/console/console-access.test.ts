@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { consoleCookie } from "../support/console-session.ts";
 import { startTestPlatform, type TestPlatform, tempDir, withBootstrap } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
 
@@ -67,14 +68,7 @@ describe("the console's access page", () => {
       )),
       ADMIN_TOKEN,
     });
-    const signedIn = await fetch(at("/console/sign-in"), {
-      method: "POST",
-      headers: FORM,
-      body: new URLSearchParams({ token: ADMIN_TOKEN }),
-      redirect: "manual",
-    });
-    assert.equal(signedIn.status, 303);
-    cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    cookie = await consoleCookie(platform.url, ADMIN_TOKEN);
   });
   after(async () => {
     await platform?.stop();

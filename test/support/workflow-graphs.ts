@@ -34,6 +34,26 @@ export interface Process {
   ancestors?: { id: string; entry: number }[];
 }
 
+/** The applicant's form and the end: submitting the form completes the process. */
+export const formOnly = {
+  graph: {
+    nodes: [
+      { kind: "start", code: "apply" },
+      { kind: "end", code: "done" },
+    ],
+    edges: [{ from: "apply", to: "done" }],
+  },
+};
+
+/** A bootstrap workflow of `formOnly`, online in both data modes. */
+export const formOnlyWorkflow = (tenant: string, code: string, tags: string) => ({
+  tenant,
+  code,
+  name: code,
+  tags,
+  versions: [{ online: true, beta: true, definition: formOnly }],
+});
+
 export const TODO = 1;
 export const DONE = 2;
 export const SUBPROCESS = 3;

@@ -15,6 +15,7 @@ import {
   sysToken,
   WORKFLOW_PASSWORD,
 } from "../support/workflow-fixture.ts";
+import { formOnly } from "../support/workflow-graphs.ts";
 
 /**
  * Spec 001 8.x over HTTP. The processes are run through the API by a gateway alone; their events'
@@ -29,17 +30,6 @@ const SECRET = "stats-portal-secret-0123456789abcdefghijk";
 const USER_SCOPES = ["start", "submit", "process_edit", "stats"];
 const SYS_SCOPES = ["sys_process_edit", "sys_stats"];
 const OTHER_REDIRECT = "https://portal.other.edu/callback";
-
-/** The applicant's form and the end: submitting the form completes the process. */
-const formOnly = {
-  graph: {
-    nodes: [
-      { kind: "start", code: "apply" },
-      { kind: "end", code: "done" },
-    ],
-    edges: [{ from: "apply", to: "done" }],
-  },
-};
 
 const workflow = (tenant: string, code: string, tags: string, lists: Record<string, string[]> = {}) => ({
   tenant,

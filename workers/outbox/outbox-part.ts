@@ -2,6 +2,7 @@ import { callbackSubscriber } from "../../workflow/messenger/callback-subscriber
 import { configuredChannels } from "../../workflow/notification-text.ts";
 import { startOutboxRelay } from "../../workflow/outbox/outbox-relay.ts";
 import type { OutboxSubscriber } from "../../workflow/outbox/outbox-subscriber.ts";
+import { startStatisticsHistory } from "../../workflow/statistics/statistics-history-job.ts";
 import { workflowStatisticsSubscriber } from "../../workflow/statistics/statistics-subscriber.ts";
 import { workflowNotifySubscriber } from "../../workflow/workflow-notify.ts";
 import { workflowPushSubscriber } from "../../workflow/workflow-push.ts";
@@ -21,7 +22,8 @@ const OUTBOX_SUBSCRIBERS: readonly ((context: PartContext) => OutboxSubscriber)[
 
 /**
  * The outbox relay, in every process that runs jobs (it has no queue of its own): several worker
- * processes may run it at once, and the embedded mode runs it in its one process.
+ * processes may run it at once, and the embedded mode runs it in its one process. With it, the
+ * counting of the statistics' history, which takes turns with the relay's statistics subscriber.
  */
 export const outboxPart = workerPart({
   jobs: [],
@@ -40,6 +42,7 @@ export const outboxPart = workerPart({
             stopping = relay.stop();
           };
         },
+        () => startStatisticsHistory({ sql: platform.db.sql, log: platform.log }),
       ],
       async close() {
         await stopping;

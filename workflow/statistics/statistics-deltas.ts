@@ -33,6 +33,22 @@ export interface HourDelta {
   todoWaitSeconds: number;
 }
 
+/** A bucket's delta adding nothing yet. */
+export function emptyHour(of: Pick<HourDelta, "tenantId" | "test" | "appId" | "hour">): HourDelta {
+  return {
+    ...of,
+    started: 0,
+    running: 0,
+    suspended: 0,
+    endedDone: 0,
+    endedKilled: 0,
+    completed: 0,
+    killed: 0,
+    todoHandled: 0,
+    todoWaitSeconds: 0,
+  };
+}
+
 type StatusColumn = "running" | "suspended" | "endedDone" | "endedKilled";
 
 const COLUMN_OF: Record<CountedStatus, StatusColumn> = {
@@ -78,21 +94,7 @@ export function statisticsDeltas(
     const key = `${tenantId} ${test} ${appId} ${hour.getTime()}`;
     let delta = hours.get(key);
     if (!delta) {
-      delta = {
-        tenantId,
-        test,
-        appId,
-        hour,
-        started: 0,
-        running: 0,
-        suspended: 0,
-        endedDone: 0,
-        endedKilled: 0,
-        completed: 0,
-        killed: 0,
-        todoHandled: 0,
-        todoWaitSeconds: 0,
-      };
+      delta = emptyHour({ tenantId, test, appId, hour });
       hours.set(key, delta);
     }
     return delta;

@@ -6,6 +6,7 @@ import { permissionsGranting } from "../app-access.ts";
 import { ownAppId, visibleApp } from "../own-workflow.ts";
 import type { WorkflowCaller } from "../workflow-caller.ts";
 import { localHourStart, nextHour } from "./local-hour.ts";
+import type { StatisticsCache } from "./statistics-cache.ts";
 import {
   type PeriodCounts,
   periodCounts,
@@ -40,6 +41,27 @@ async function scopeOf(sql: Queryable, caller: WorkflowCaller, id: string): Prom
   return { ...base, apps: [app.id] };
 }
 
+/** What answering takes: the database, and this gateway's answers of the last 2 minutes. */
+export interface StatisticsDeps {
+  sql: Queryable;
+  cache: StatisticsCache;
+}
+
+/**
+ * The answer to a question about `scope`, counted or as counted within the last 2 minutes. The
+ * key is what the answer depends on: the apps the caller may see (checked at every question, so a
+ * permission withdrawn takes effect at once) and the question as asked, "now" unresolved.
+ */
+function cached<T>(
+  deps: StatisticsDeps,
+  scope: StatsScope,
+  question: readonly unknown[],
+  count: () => Promise<T>,
+): Promise<T> {
+  const apps = scope.apps === "all" ? "all" : [...scope.apps].sort();
+  return deps.cache.answer(JSON.stringify([scope.tenantId, scope.test, apps, ...question]), count);
+}
+
 /** One of 8.1's groups: the apps whose main tag (the first of `tags`) is `tag`. */
 export interface StatsAppGroup {
   tag: string;
@@ -58,11 +80,13 @@ export interface StatsAppGroup {
 const unixSeconds = (time: Date) => Math.floor(time.getTime() / 1000);
 
 /** 8.1: the apps the caller sees, grouped by main tag, with the processes started of each. */
-export async function statsAppGroups(sql: Queryable, caller: WorkflowCaller): Promise<StatsAppGroup[]> {
-  const [scope, setting] = await Promise.all([
-    scopeOf(sql, caller, "*"),
-    tenantStatistics(sql, caller.tenantId),
-  ]);
+export async function statsAppGroups(deps: StatisticsDeps, caller: WorkflowCaller): Promise<StatsAppGroup[]> {
+  const scope = await scopeOf(deps.sql, caller, "*");
+  return cached(deps, scope, ["8.1"], () => appGroups(deps.sql, scope));
+}
+
+async function appGroups(sql: Queryable, scope: StatsScope): Promise<StatsAppGroup[]> {
+  const setting = await tenantStatistics(sql, scope.tenantId);
   const groups = new Map<string, StatsAppGroup>();
   for (const app of await statsApps(sql, scope, setting.on)) {
     const tag = app.tags.split(",")[0]!.trim();
@@ -87,19 +111,26 @@ export async function statsAppGroups(sql: Queryable, caller: WorkflowCaller): Pr
 
 /** 8.2: the processes started in `[start, finish]` (Unix seconds), by their status now. */
 export async function processStatus(
-  sql: Queryable,
+  deps: StatisticsDeps,
   caller: WorkflowCaller,
   id: string,
-  range: { start: number; finish: number },
+  range: { start: number; finish?: number | undefined },
 ): Promise<StatusCounts> {
-  const [scope, setting] = await Promise.all([
-    scopeOf(sql, caller, id),
-    tenantStatistics(sql, caller.tenantId),
-  ]);
+  const scope = await scopeOf(deps.sql, caller, id);
+  return cached(deps, scope, ["8.2", range.start, range.finish], () => statusOf(deps.sql, scope, range));
+}
+
+async function statusOf(
+  sql: Queryable,
+  scope: StatsScope,
+  range: { start: number; finish?: number | undefined },
+): Promise<StatusCounts> {
+  const setting = await tenantStatistics(sql, scope.tenantId);
   if (!setting.on) return { running: 0, suspend: 0, killed: 0, completed: 0 };
   const from = new Date(range.start * 1000);
+  const finish = range.finish ?? Math.floor(Date.now() / 1000);
   // A start time counts as its whole second, as spec 001 writes it.
-  const to = new Date((range.finish + 1) * 1000);
+  const to = new Date((finish + 1) * 1000);
   const fromHour = localHourStart(from, setting.timeZone);
   let firstHour = fromHour.getTime() === from.getTime() ? from : nextHour(fromHour);
   let lastHour = localHourStart(to, setting.timeZone);
@@ -107,19 +138,28 @@ export async function processStatus(
     firstHour = to;
     lastHour = to;
   }
-  return statusCounts(sql, scope, { from, to, firstHour, lastHour });
+  return statusCounts(sql, scope, { from, to, firstHour, lastHour, timeZone: setting.timeZone });
 }
 
+/** 8.3's and 8.4's periods, with the sums of both (one count, and one cached answer, serves both). */
 async function periods(
-  sql: Queryable,
+  deps: StatisticsDeps,
   caller: WorkflowCaller,
   id: string,
   question: { cycle: StatsCycle; finish?: number | undefined },
 ): Promise<PeriodCounts[]> {
-  const [scope, setting] = await Promise.all([
-    scopeOf(sql, caller, id),
-    tenantStatistics(sql, caller.tenantId),
-  ]);
+  const scope = await scopeOf(deps.sql, caller, id);
+  return cached(deps, scope, ["8.3", question.cycle, question.finish], () =>
+    periodsOf(deps.sql, scope, question),
+  );
+}
+
+async function periodsOf(
+  sql: Queryable,
+  scope: StatsScope,
+  question: { cycle: StatsCycle; finish?: number | undefined },
+): Promise<PeriodCounts[]> {
+  const setting = await tenantStatistics(sql, scope.tenantId);
   const at = question.finish === undefined ? new Date() : new Date(question.finish * 1000);
   return periodCounts(sql, scope, {
     cycle: question.cycle,
@@ -133,12 +173,12 @@ async function periods(
 
 /** 8.3: by period start (Unix seconds), the processes started, completed and killed in it. */
 export async function recentProcesses(
-  sql: Queryable,
+  deps: StatisticsDeps,
   caller: WorkflowCaller,
   id: string,
   question: { cycle: StatsCycle; finish?: number | undefined },
 ): Promise<Record<string, { started: number; completed: number; killed: number }>> {
-  const found = await periods(sql, caller, id, question);
+  const found = await periods(deps, caller, id, question);
   return Object.fromEntries(
     found.map((period) => [
       String(period.time),
@@ -152,12 +192,12 @@ export async function recentProcesses(
  * from the task's becoming a to-do to its handling; 0 when none was handled.
  */
 export async function todoWaiting(
-  sql: Queryable,
+  deps: StatisticsDeps,
   caller: WorkflowCaller,
   id: string,
   question: { cycle: StatsCycle; finish?: number | undefined },
 ): Promise<Record<string, number>> {
-  const found = await periods(sql, caller, id, question);
+  const found = await periods(deps, caller, id, question);
   return Object.fromEntries(
     found.map((period) => [
       String(period.time),

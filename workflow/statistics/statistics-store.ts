@@ -1,3 +1,4 @@
+import type postgres from "postgres";
 import type { Queryable } from "../../runtime/database.ts";
 import type { CountedProcess, HourDelta } from "./statistics-deltas.ts";
 
@@ -57,23 +58,53 @@ export async function saveCountedProcesses(
     on conflict (process_id) do update set status = excluded.status`;
 }
 
-/** Adds the batch's sums to their hourly buckets in one statement. */
-export async function addToHours(sql: Queryable, deltas: readonly HourDelta[]): Promise<void> {
+/**
+ * Adds the batch's sums to their hourly buckets and to the local days those hours are in, each
+ * tenant's in its time zone, in one statement.
+ */
+export async function addToHours(
+  sql: Queryable,
+  deltas: readonly HourDelta[],
+  timeZones: ReadonlyMap<string, string>,
+): Promise<void> {
   if (deltas.length === 0) return;
-  const rows = deltas.map((delta) => ({ ...delta, hour: delta.hour.toISOString() }));
-  await sql`
-    insert into workflow_stats_hours as h (tenant_id, test, app_id, hour, started, running, suspended, ended_done,
-                                           ended_killed, completed, killed, todo_handled, todo_wait_seconds)
-    select r."tenantId", r.test, r."appId", r.hour, r.started, r.running, r.suspended, r."endedDone",
-           r."endedKilled", r.completed, r.killed, r."todoHandled", r."todoWaitSeconds"
+  const rows = deltas.map((delta) => ({
+    ...delta,
+    hour: delta.hour.toISOString(),
+    timeZone: timeZones.get(delta.tenantId) ?? "UTC",
+  }));
+  const sums = (bucket: postgres.Fragment) => sql`
+    select r."tenantId", r.test, r."appId", ${bucket}, sum(r.started), sum(r.running), sum(r.suspended),
+           sum(r."endedDone"), sum(r."endedKilled"), sum(r.completed), sum(r.killed), sum(r."todoHandled"),
+           sum(r."todoWaitSeconds")
     from jsonb_to_recordset(${sql.json(rows as never)}) as r(
-      "tenantId" uuid, test boolean, "appId" uuid, hour timestamptz, started int, running int, suspended int,
-      "endedDone" int, "endedKilled" int, completed int, killed int, "todoHandled" int, "todoWaitSeconds" bigint)
-    order by 1, 2, 3, 4
-    on conflict (tenant_id, test, app_id, hour) do update set
-      started = h.started + excluded.started, running = h.running + excluded.running,
-      suspended = h.suspended + excluded.suspended, ended_done = h.ended_done + excluded.ended_done,
-      ended_killed = h.ended_killed + excluded.ended_killed, completed = h.completed + excluded.completed,
-      killed = h.killed + excluded.killed, todo_handled = h.todo_handled + excluded.todo_handled,
-      todo_wait_seconds = h.todo_wait_seconds + excluded.todo_wait_seconds`;
+      "tenantId" uuid, test boolean, "appId" uuid, hour timestamptz, "timeZone" text, started int, running int,
+      suspended int, "endedDone" int, "endedKilled" int, completed int, killed int, "todoHandled" int,
+      "todoWaitSeconds" bigint)
+    group by 1, 2, 3, 4 order by 1, 2, 3, 4`;
+  const added = sql`
+    started = b.started + excluded.started, running = b.running + excluded.running,
+    suspended = b.suspended + excluded.suspended, ended_done = b.ended_done + excluded.ended_done,
+    ended_killed = b.ended_killed + excluded.ended_killed, completed = b.completed + excluded.completed,
+    killed = b.killed + excluded.killed, todo_handled = b.todo_handled + excluded.todo_handled,
+    todo_wait_seconds = b.todo_wait_seconds + excluded.todo_wait_seconds`;
+  const columns = sql`started, running, suspended, ended_done, ended_killed, completed, killed, todo_handled, todo_wait_seconds`;
+  await sql`
+    with hours as (
+      insert into workflow_stats_hours as b (tenant_id, test, app_id, hour, ${columns})
+      ${sums(sql`r.hour`)}
+      on conflict (tenant_id, test, app_id, hour) do update set ${added}
+    )
+    insert into workflow_stats_days as b (tenant_id, test, app_id, day, ${columns})
+    ${sums(sql`date_trunc('day', r.hour at time zone r."timeZone") at time zone r."timeZone"`)}
+    on conflict (tenant_id, test, app_id, day) do update set ${added}`;
+}
+
+/**
+ * Makes the statistics subscriber's batch and the history's batch take turns, until the
+ * transaction ends: each then reads the processes counted after the other's writes committed, so a
+ * process is counted by whichever gets to it first, and once.
+ */
+export async function takeTurnCounting(tx: Queryable): Promise<void> {
+  await tx`select pg_advisory_xact_lock(7301038)`;
 }

@@ -6,6 +6,7 @@ import {
   appsOfProcesses,
   countedProcesses,
   saveCountedProcesses,
+  takeTurnCounting,
   tasksHandled,
 } from "./statistics-store.ts";
 
@@ -22,6 +23,7 @@ export const workflowStatisticsSubscriber: OutboxSubscriber = {
     const timeZones = await tenantsCountingStatistics(tx, [...new Set(asked.map((event) => event.tenantId))]);
     const counted = asked.filter((event) => timeZones.has(event.tenantId));
     if (counted.length === 0) return undefined;
+    await takeTurnCounting(tx);
     const processIds = [...new Set(counted.map((event) => event.processId))];
     const started = counted
       .filter((event) => event.type === "process.started")
@@ -41,7 +43,7 @@ export const workflowStatisticsSubscriber: OutboxSubscriber = {
       timeZones,
     });
     await saveCountedProcesses(tx, processes);
-    await addToHours(tx, hours);
+    await addToHours(tx, hours, timeZones);
     return undefined;
   },
 };

@@ -1,0 +1,96 @@
+import { tenantStatistics } from "../../identity/tenants.ts";
+import { type Sql, transaction } from "../../runtime/database.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import { runPeriodically } from "../../runtime/periodic-task.ts";
+import { statisticsDeltas } from "./statistics-deltas.ts";
+import { eventsToNow } from "./statistics-history.ts";
+import {
+  advanceHistory,
+  historyBatch,
+  takeHistory,
+  tenantAwaitingHistory,
+} from "./statistics-history-store.ts";
+import {
+  addToHours,
+  appsOfProcesses,
+  countedProcesses,
+  saveCountedProcesses,
+  takeTurnCounting,
+} from "./statistics-store.ts";
+
+const BATCH = 500;
+/** Batches one tick runs at most, so a long history leaves room between ticks for stopping. */
+const BATCHES_PER_TICK = 200;
+
+/**
+ * Counts one batch of the history of a tenant awaiting it, in one transaction with its place and
+ * progress: a crash loses the batch's writes and its move together, and the next run takes it
+ * again. Answers the tenant, or undefined when none awaits or another process holds it.
+ */
+export async function countHistoryBatch(
+  sql: Sql,
+  batchSize = BATCH,
+): Promise<{ tenantId: string; finished: boolean } | undefined> {
+  const tenantId = await tenantAwaitingHistory(sql);
+  if (!tenantId) return undefined;
+  return transaction(sql, async (tx) => {
+    const taken = await takeHistory(tx, tenantId);
+    if (!taken) return undefined;
+    const setting = await tenantStatistics(tx, tenantId);
+    // Switched off before its history was counted: nothing is kept while off, and switching on
+    // again asks for the history anew.
+    if (!setting.on) {
+      await advanceHistory(tx, tenantId, {
+        afterEntry: taken.afterEntry,
+        examined: 0,
+        counted: 0,
+        finished: true,
+      });
+      return { tenantId, finished: true };
+    }
+    await takeTurnCounting(tx);
+    const rows = await historyBatch(tx, tenantId, taken.afterEntry, batchSize);
+    const known = await countedProcesses(
+      tx,
+      rows.map((row) => row.id),
+    );
+    const fresh = rows.filter((row) => !known.has(row.id));
+    const appOfProcess = await appsOfProcesses(
+      tx,
+      fresh.map((row) => row.id),
+    );
+    const events = rows.flatMap((row) => eventsToNow(row, known.get(row.id)?.status));
+    const timeZones = new Map([[tenantId, setting.timeZone]]);
+    const { processes, hours } = statisticsDeltas(events, {
+      counted: known,
+      appOfProcess,
+      tasks: new Map(),
+      timeZones,
+    });
+    await saveCountedProcesses(tx, processes);
+    await addToHours(tx, hours, timeZones);
+    const finished = rows.length < batchSize;
+    await advanceHistory(tx, tenantId, {
+      afterEntry: rows.at(-1)?.entry ?? taken.afterEntry,
+      examined: rows.length,
+      counted: fresh.length,
+      finished,
+    });
+    return { tenantId, finished };
+  });
+}
+
+/**
+ * Counts the history of the tenants that switched statistics on, checking every `intervalMs`.
+ * Several processes may run it: each batch holds its tenant's row, and the others pass it over.
+ */
+export function startStatisticsHistory(deps: { sql: Sql; log: Logger }, intervalMs = 1000): () => void {
+  const tick = async () => {
+    for (let batch = 0; batch < BATCHES_PER_TICK; batch++) {
+      const done = await countHistoryBatch(deps.sql);
+      if (!done) return;
+      if (done.finished) deps.log.info({ tenantId: done.tenantId }, "statistics history counted");
+    }
+  };
+  return runPeriodically(tick, intervalMs, deps.log, "statistics history");
+}
