@@ -162,6 +162,7 @@ const WORKFLOW_USER_SCOPES: readonly [string, string][] = [
   ["stats", "read workflow statistics"],
   ["entrust", "read delegations"],
   ["entrust_edit", "delegate work to others"],
+  ["code", "read the tenant's code tables, and change them as a tenant administrator"],
 ];
 
 /** Spec 001's sys scopes (client credentials give sys tokens). */

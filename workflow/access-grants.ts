@@ -9,6 +9,7 @@ import {
   type GrantObject,
   type GrantView,
   grantsOnObject,
+  holdsGrant,
   insertGrant,
   mayManagePosition,
   type Permission,
@@ -28,6 +29,22 @@ export type GranteeParameter = { code: string } | { position: string };
 function accessEntity(access: AccessView) {
   const { position, via, ...rest } = access;
   return { ...rest, ...(position ? { position } : {}), ...(via ? { via } : {}) };
+}
+
+/**
+ * Refuses a user who is not an administrator of the caller's tenant (W on its `enterprise`); a sys
+ * token acts for its tenant already.
+ */
+export async function requireTenantAdministrator(sql: Queryable, caller: WorkflowCaller): Promise<void> {
+  if (caller.sys) return;
+  const on = {
+    tenantId: caller.tenantId,
+    test: caller.test,
+    scope: "enterprise" as const,
+    object: caller.tenantId,
+  };
+  if (!(await holdsGrant(sql, on, caller.userId!, ["W"])))
+    throw new WorkflowRefusal("NOT_AN_ADMINISTRATOR", "the user is not an administrator of the tenant");
 }
 
 /** 1.7 and 7.1: the user's accesses, given to them and through the positions they hold now. */

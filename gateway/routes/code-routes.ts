@@ -7,6 +7,7 @@ import {
   readCodeItems,
   removeCodeItem,
 } from "../../tenant/code-tables.ts";
+import { requireTenantAdministrator } from "../../workflow/access-grants.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import type { WorkflowDataMode } from "../workflow/data-mode.ts";
 import { metaParameter, pageParameters } from "../workflow/directory-parameters.ts";
@@ -51,14 +52,15 @@ function itemFields(parameters: z.infer<typeof changeParameters>): Partial<CodeI
 }
 
 /**
- * Spec 001 9.6: the tenant's code tables, read and written by sys tokens, item by item; each data
- * mode has its own (an item made under /apis/v2d is test data).
+ * Spec 001 9.6: the tenant's code tables, item by item; each data mode has its own (an item made
+ * under /apis/v2d is test data). Sys tokens (`sys_code`) as spec 001 gives them; beyond it, user
+ * tokens (`code`) read them, and write them when the user is a tenant administrator.
  */
 export function codeRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">, mode: WorkflowDataMode) {
   const app = new OpenAPIHono<GatewayEnv>();
   const sql = deps.db.sql;
   const operation = workflowOperationsOn(app, deps, mode);
-  const common = { tag: "tenant", kinds: "sys", entity: codeItemSchema, entityName: "Code" } as const;
+  const common = { tag: "tenant", kinds: "u/s", entity: codeItemSchema, entityName: "Code" } as const;
   const itemParams = z.object({ tableCode: itemCode, itemCode });
   const address = (caller: { tenantId: string; test: boolean }, table: string, code: string) => ({
     tenantId: caller.tenantId,
@@ -75,11 +77,12 @@ export function codeRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">
       operationId: "createCodeItem",
       summary:
         "9.6 Create an item of a code table: `code` unique in the table (CODE_TAKEN), `name` in the tenant (NAME_TAKEN)",
-      scope: "sys_code",
+      scope: "code",
       params: z.object({ tableCode: itemCode }),
       parameters: createParameters,
     },
     async (_c, caller, { params, parameters }) => {
+      await requireTenantAdministrator(sql, caller);
       const { code, ...rest } = parameters;
       const item = { ...itemFields(rest), name: rest.name };
       return { entities: [await createCodeItem(sql, address(caller, params.tableCode, code), item)] };
@@ -93,7 +96,7 @@ export function codeRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">
       path: "/code/{tableCode}/item/{itemCode}",
       operationId: "getCodeItems",
       summary: `9.6 An item of a code table, or with \`${ALL_ITEMS}\` a page of its items in their \`index\` order`,
-      scope: "sys_code",
+      scope: "code",
       params: itemParams,
       parameters: z.object(pageParameters),
     },
@@ -111,15 +114,15 @@ export function codeRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">
       path: "/code/{tableCode}/item/{itemCode}",
       operationId: "changeCodeItem",
       summary: "9.6 Change an item of a code table: the parameters given (an empty `parent` clears it)",
-      scope: "sys_code",
+      scope: "code",
       params: itemParams,
       parameters: changeParameters,
     },
-    async (_c, caller, { params, parameters }) => ({
-      entities: [
-        await changeCodeItem(sql, address(caller, params.tableCode, params.itemCode), itemFields(parameters)),
-      ],
-    }),
+    async (_c, caller, { params, parameters }) => {
+      await requireTenantAdministrator(sql, caller);
+      const item = address(caller, params.tableCode, params.itemCode);
+      return { entities: [await changeCodeItem(sql, item, itemFields(parameters))] };
+    },
   );
 
   operation(
@@ -129,12 +132,13 @@ export function codeRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants">
       path: "/code/{tableCode}/item/{itemCode}",
       operationId: "removeCodeItem",
       summary: "9.6 Remove an item of a code table, answering what it was",
-      scope: "sys_code",
+      scope: "code",
       params: itemParams,
     },
-    async (_c, caller, { params }) => ({
-      entities: [await removeCodeItem(sql, address(caller, params.tableCode, params.itemCode))],
-    }),
+    async (_c, caller, { params }) => {
+      await requireTenantAdministrator(sql, caller);
+      return { entities: [await removeCodeItem(sql, address(caller, params.tableCode, params.itemCode))] };
+    },
   );
   return app;
 }

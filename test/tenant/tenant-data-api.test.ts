@@ -7,7 +7,9 @@ import { type Envelope, WorkflowClient } from "../support/workflow-client.ts";
 import {
   otherTenantApplication,
   portalApplication,
+  portalUserTokens,
   sysToken,
+  WORKFLOW_PASSWORD,
   WORKFLOW_TENANTS,
 } from "../support/workflow-fixture.ts";
 
@@ -92,8 +94,15 @@ for (const mode of await testModes()) {
           },
           WORKFLOW_TENANTS[1],
         ],
-        applications: [portalApplication(SECRET, SCOPES), otherTenantApplication(SECRET, SCOPES)],
-        users: [{ tenant: "example.edu", account: "alice", name: "Alice" }],
+        applications: [
+          portalApplication(SECRET, [...SCOPES, "code"]),
+          otherTenantApplication(SECRET, SCOPES),
+        ],
+        users: [
+          { tenant: "example.edu", account: "alice", name: "Alice", password: WORKFLOW_PASSWORD },
+          { tenant: "example.edu", account: "erin", name: "Erin", password: WORKFLOW_PASSWORD },
+        ],
+        tenantAdministrators: [{ tenant: "example.edu", accounts: ["erin"] }],
         tags: [
           { tenant: "example.edu", name: "staff", index: 2, palette: "#336699" },
           { tenant: "example.edu", name: "finance", index: 1, description: "money matters" },
@@ -411,6 +420,56 @@ for (const mode of await testModes()) {
       assert.equal(law.entities[0]!.index, 1, "example.edu's item is untouched");
     });
 
+    it("lets a tenant administrator's user token change code tables, and a plain user's only read them", async () => {
+      const users = await portalUserTokens(platform.url, SECRET, ["erin", "alice"], "code");
+      for (const base of BASES) {
+        const made = await api.call(
+          "PUT",
+          "/code/rooms/item",
+          users.erin!,
+          { code: "r1", name: "Room one" },
+          base,
+        );
+        assert.equal(made.body.errno, 0, JSON.stringify(made.body));
+        const changed = await api.call<CodeItem>(
+          "POST",
+          "/code/rooms/item/r1",
+          users.erin!,
+          { index: "3" },
+          base,
+        );
+        assert.equal(changed.body.entities![0]!.index, 3, JSON.stringify(changed.body));
+
+        await refused(
+          "PUT",
+          "/code/rooms/item",
+          users.alice!,
+          { code: "r2", name: "Room two" },
+          base,
+          "NOT_AN_ADMINISTRATOR",
+          40309,
+        );
+        await refused(
+          "POST",
+          "/code/rooms/item/r1",
+          users.alice!,
+          { name: "Taken over" },
+          base,
+          "NOT_AN_ADMINISTRATOR",
+          40309,
+        );
+        await refused("DELETE", "/code/rooms/item/r1", users.alice!, {}, base, "NOT_AN_ADMINISTRATOR", 40309);
+        const read = await api.call<CodeItem>("GET", "/code/rooms/item/*", users.alice!, {}, base);
+        assert.deepEqual(
+          read.body.entities!.map((item) => [item.code, item.name, item.index]),
+          [["r1", "Room one", 3]],
+          "the plain user reads the table, unchanged by the refused writes",
+        );
+        const removed = await api.call("DELETE", "/code/rooms/item/r1", users.erin!, {}, base);
+        assert.equal(removed.body.errno, 0, JSON.stringify(removed.body));
+      }
+    });
+
     it("answers the directory's old /enterprise/{type} paths as their /triple form", async () => {
       for (const base of BASES) {
         const dept = `D-${base.length}`;
@@ -437,7 +496,7 @@ for (const mode of await testModes()) {
         const users = await api.ok<{ account: string }>("GET", "/enterprise/users", sys, {}, base);
         assert.deepEqual(
           users.entities.map((u) => u.account),
-          ["alice"],
+          ["alice", "erin"],
         );
         const user = await api.ok<{ account: string }>("GET", "/enterprise/user/alice", sys, {}, base);
         assert.equal(user.entities[0]!.account, "alice");
