@@ -28,6 +28,7 @@ const xmlDeploymentQuery = z.object({
   name: workflowVersionFieldsSchema.shape.name,
 });
 const XML_TYPES = /^(application|text)\/xml\b/i;
+const JSON_TYPE = /^application\/json\b/i;
 const deployedSchema = z
   .object({ app: z.uuid(), version: z.uuid(), number: z.number().int(), created: z.boolean() })
   .openapi("DeployedWorkflowVersion");
@@ -68,20 +69,24 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
     handle: async (c) => {
       const { domain, code } = c.req.valid("param");
       const query = c.req.valid("query");
-      const xml = XML_TYPES.test(c.req.header("content-type") ?? "");
-      const body = xml
-        ? {
-            bpmn: await c.req.text(),
-            online: query.online === "true",
-            beta: query.beta === "true",
-            name: query.name,
-          }
-        : c.req.valid("json");
-      if (!body)
+      const type = c.req.header("content-type") ?? "";
+      let body: unknown;
+      if (XML_TYPES.test(type)) {
+        body = {
+          bpmn: await c.req.text(),
+          online: query.online === "true",
+          beta: query.beta === "true",
+          name: query.name,
+        };
+      } else if (JSON_TYPE.test(type)) {
+        body = c.req.valid("json");
+      } else {
+        // The JSON body is optional to the router only so that a BPMN document can come instead.
         throw new PlatformError(
           ErrorCode.InvalidArgument,
-          "the body is a JSON deployment or a BPMN document",
+          "send the deployment as JSON (application/json) or a BPMN 2.0 document (application/xml)",
         );
+      }
       const { app: fields, ...version } = body as z.infer<typeof deploymentSchema>;
       const deployed = await deployTenantWorkflow(deps.db, domain, code, fields, version);
       const { id, number, created } = deployed.version;

@@ -240,10 +240,16 @@ function checkHttpLayerAnswer(response: FuzzResponse, fail: (problem: string) =>
 }
 
 /** Whether the answer is a success: a 2xx that is not spec 001's semantic failure on 200. */
+/** A JSONP answer, `/**\/ callback(json);`, and its JSON. */
+const JSONP = /^\/\*\*\/ [\w$.]+\(([\s\S]*)\);$/;
+
 export function succeeded(response: FuzzResponse): boolean {
   if (response.status < 200 || response.status >= 400 || response.status === 302) return false;
-  if (!String(response.headers["content-type"] ?? "").includes("application/json")) return true;
-  const json = parseJson(response.body);
+  const type = String(response.headers["content-type"] ?? "");
+  // JSONP answers a refusal with 200 too (a script cannot read a status): its envelope says.
+  const jsonp = type.includes("application/javascript") ? JSONP.exec(response.body.toString("utf8")) : null;
+  if (!type.includes("application/json") && !jsonp) return true;
+  const json = parseJson(jsonp ? Buffer.from(jsonp[1]!) : response.body);
   if (!json.ok || typeof json.value !== "object" || json.value === null) return true;
   const errno = (json.value as { errno?: unknown }).errno;
   return errno === undefined || errno === 0;
