@@ -197,10 +197,10 @@ export function workflowsView(props: {
             <input type="file" id="deploy-file" name="file" accept=".bpmn,.xml,.json" required />
             <fieldset class="choices">
               <label>
-                <input type="checkbox" name="online" value="true" /> online for formal data
+                <input type="checkbox" id="deploy-online" name="online" value="true" /> online for formal data
               </label>
               <label>
-                <input type="checkbox" name="beta" value="true" /> online for test data
+                <input type="checkbox" id="deploy-beta" name="beta" value="true" /> online for test data
               </label>
             </fieldset>
             <p>
