@@ -93,6 +93,7 @@ export interface ProcessOverview {
   passed: string[];
   open: OpenTask[];
   activities: ActivityLine[];
+  /** How many activities it has, up to the bound it was counted to. */
   activityCount: number;
 }
 
@@ -102,12 +103,13 @@ type Json<T> = {
 
 /**
  * A process with its app, owner, the steps it went through, its open tasks (at most `openTasks`,
- * each with its first `handlers`) and its newest `activities`, in one round trip.
+ * each with its first `handlers`), its newest `activities` and how many it has (counted up to
+ * `activitiesCounted`), in one round trip.
  */
 export async function readProcessOverview(
   sql: Queryable,
   id: string,
-  bounds: { openTasks: number; handlers: number; activities: number },
+  bounds: { openTasks: number; handlers: number; activities: number; activitiesCounted: number },
 ): Promise<ProcessOverview | undefined> {
   const [row] = await sql<
     (ProcessRow &
@@ -131,7 +133,8 @@ export async function readProcessOverview(
          select w.id::text as id, w.created_at as "createdAt", w.category, w.level, w.description, wu.account
          from workflow_activities w left join users wu on wu.id = w.user_id
          where w.process_id = p.id order by w.id desc limit ${bounds.activities}) x) as activities,
-      (select count(*)::int from workflow_activities where process_id = p.id) as "activityCount"
+      (select count(*)::int from (
+         select 1 from workflow_activities where process_id = p.id limit ${bounds.activitiesCounted}) c) as "activityCount"
     from (select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes where id = ${id}) p
     join tenants tn on tn.id = p."tenantId"
     join workflow_apps a on a.id = p."appId"

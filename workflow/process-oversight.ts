@@ -22,8 +22,8 @@ import { tenantNamed } from "./workflow-admin.ts";
 
 export type { ProcessLine, ProcessOverview, StuckKey, StuckTask } from "./process-oversight-store.ts";
 
-/** What the process page shows at most: open tasks, handlers of each, newest activities. */
-export const OVERVIEW_BOUNDS = { openTasks: 100, handlers: 20, activities: 50 };
+/** What the process page reads at most: open tasks, handlers of each, newest activities, activities counted. */
+export const OVERVIEW_BOUNDS = { openTasks: 100, handlers: 20, activities: 50, activitiesCounted: 10_000 };
 
 /** A search of a tenant's processes as an operator asks it. */
 export interface ProcessSearch {

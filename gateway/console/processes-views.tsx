@@ -139,7 +139,12 @@ function ConfirmedAction(props: {
 }
 
 /** One process: diagram with its steps marked, open tasks and who may handle them, activities, data. */
-export function processView(props: { session: PageSession; overview: ProcessOverview; bpmn: string }) {
+export function processView(props: {
+  session: PageSession;
+  overview: ProcessOverview;
+  bpmn: string;
+  countedUpTo: number;
+}) {
   const { session, overview } = props;
   const { process } = overview;
   const action = `/console/workflows/processes/${process.id}`;
@@ -280,7 +285,7 @@ export function processView(props: { session: PageSession; overview: ProcessOver
       <h2>Activities</h2>
       <p class="muted">
         {overview.activityCount > overview.activities.length
-          ? `The newest ${overview.activities.length} of ${overview.activityCount}.`
+          ? `The newest ${overview.activities.length} of ${overview.activityCount}${overview.activityCount >= props.countedUpTo ? " or more" : ""}.`
           : `${overview.activityCount} in all.`}
       </p>
       <table class="activities">

@@ -5,6 +5,7 @@ import {
   actAsOperator,
   findProcesses,
   OPERATOR_ACTIONS,
+  OVERVIEW_BOUNDS,
   processOverview,
   reassignAsOperator,
 } from "../../workflow/process-oversight.ts";
@@ -103,7 +104,8 @@ export function processPages(app: ConsoleApp, deps: GatewayUses<"db" | "log">) {
         overview.appCode,
         process.versionId,
       );
-      return renderWithScripts(c, processView({ session: pageSession(c), overview, bpmn }));
+      const countedUpTo = OVERVIEW_BOUNDS.activitiesCounted;
+      return renderWithScripts(c, processView({ session: pageSession(c), overview, bpmn, countedUpTo }));
     },
   });
 
