@@ -3,6 +3,7 @@ import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { type Tenant, tenantByDomain } from "../identity/tenants.ts";
 import { type Database, type Queryable, transaction } from "../runtime/database.ts";
 import {
+  setVersionOnline,
   type VersionSummary,
   versionSummaries,
   type WorkflowApp,
@@ -10,6 +11,7 @@ import {
   workflowAppPage,
 } from "./app-store.ts";
 import { exportBpmn } from "./bpmn/bpmn-export.ts";
+import { versionProcessCounts } from "./process-oversight-store.ts";
 import { versionWithDiagram } from "./version-diagram-store.ts";
 import { type DeployedVersion, deployWorkflow } from "./workflow-deployment.ts";
 
@@ -84,4 +86,30 @@ export async function tenantWorkflowVersionBpmn(
   const version = app && (await versionWithDiagram(sql, app.id, versionId));
   if (!app || !version) throw new PlatformError(ErrorCode.NotFound, `no version ${versionId} of ${code}`);
   return exportBpmn(version.definition, version.diagram, app.code);
+}
+
+/**
+ * Takes a version of a tenant's app on or off line for formal or test data, and tells every
+ * process the tenant's apps changed.
+ */
+export async function setTenantVersionOnline(
+  db: Database,
+  domain: string,
+  code: string,
+  change: { versionId: string; test: boolean; online: boolean },
+): Promise<void> {
+  const tenant = await tenantNamed(db.sql, domain);
+  const app = await workflowAppByIdOrCode(db.sql, tenant.id, code);
+  const changed =
+    app && (await setVersionOnline(db.sql, app.id, change.versionId, change.test, change.online));
+  if (!changed) throw new PlatformError(ErrorCode.NotFound, `no version ${change.versionId} of ${code}`);
+  await db.changes.announce({ kind: "workflow-app", tenantId: tenant.id });
+}
+
+/** Processes a version is counted up to: past it, a list says "or more". */
+export const PROCESS_COUNT_CAP = 1000;
+
+/** How many processes each of the versions has, up to `PROCESS_COUNT_CAP`. */
+export function processCountsOf(sql: Queryable, versionIds: readonly string[]): Promise<Map<string, number>> {
+  return versionProcessCounts(sql, versionIds, PROCESS_COUNT_CAP);
 }

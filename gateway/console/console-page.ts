@@ -12,7 +12,8 @@ import type { ConsoleSession, Flash } from "./sessions.ts";
 /** The request context of the console: the gateway's, with the operator's session once signed in. */
 export interface ConsoleEnv {
   Bindings: GatewayEnv["Bindings"];
-  Variables: GatewayEnv["Variables"] & { session: ConsoleSession; form: ConsoleForm };
+  /** `scripts`: the page runs the console's own scripts (a diagram), which its content policy then allows. */
+  Variables: GatewayEnv["Variables"] & { session: ConsoleSession; form: ConsoleForm; scripts: boolean };
 }
 export type ConsoleContext = Context<ConsoleEnv>;
 export type ConsoleApp = Hono<ConsoleEnv>;
@@ -49,6 +50,12 @@ export function consolePage(app: ConsoleApp, path: string, handlers: { get?: Han
 /** Answers a page. */
 export async function render(c: ConsoleContext, view: View, status: ContentfulStatusCode = 200) {
   return c.html(`<!doctype html>\n${await view}`, status);
+}
+
+/** Answers a page that runs the console's own scripts (served under its static path, none inline). */
+export async function renderWithScripts(c: ConsoleContext, view: View) {
+  c.set("scripts", true);
+  return render(c, view);
 }
 
 /** A failure's page, inside the console when the request has a session. */

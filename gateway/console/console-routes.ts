@@ -8,21 +8,26 @@ import { callbackPages } from "./callbacks.ts";
 import { channelPages } from "./channels.ts";
 import { type ConsoleEnv, consolePage, errorPage, pageSession, render } from "./console-page.ts";
 import { dashboardView } from "./dashboard-views.tsx";
+import { diagramAssets } from "./diagram-assets.ts";
 import { feedPages } from "./feeds.ts";
 import { notificationPages } from "./notifications.ts";
+import { processPages } from "./processes.ts";
 import { queuePages } from "./queues.ts";
 import { SEAL_UPLOAD_PATH, sealPages } from "./seals.ts";
 import { ConsoleSessions } from "./sessions.ts";
 import { requireSession, signInRoutes } from "./sign-in.ts";
 import { statisticsPages } from "./statistics.ts";
+import { stuckPages } from "./stuck.ts";
 import { tenantDataPages } from "./tenant-data.ts";
 import { userPages } from "./users.ts";
+import { WORKFLOW_UPLOAD_PATH, workflowPages } from "./workflows.ts";
 
 const STYLESHEET = readFileSync(new URL("./console.css", import.meta.url), "utf8");
 
 /**
- * Every console answer: never cached, never framed, no script at all (the pages are plain forms),
- * styles and images from the console only, forms posted back to it only.
+ * Every console answer: never cached, never framed, no script at all (the pages are plain forms)
+ * but the console's own on the pages that draw a diagram, styles and images from the console only,
+ * forms posted back to it only.
  */
 const SECURITY_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
@@ -32,16 +37,18 @@ const SECURITY_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
 };
+const WITH_SCRIPTS = `${SECURITY_HEADERS["Content-Security-Policy"]}; script-src 'self'`;
 
 const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHeaders(c, next) {
   await next();
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  if (c.get("scripts")) c.res.headers.set("Content-Security-Policy", WITH_SCRIPTS);
 };
 
 /**
  * The operator console, server-rendered HTML over the same store functions and operations as the
- * admin API: tenants (with their tags, memberships and settings), applications, users, access (tenant administrators, app starters), seals, channels, feeds, queues, dead callbacks and
- * notifications.
+ * admin API: tenants (with their tags, memberships and settings), applications, users, access (tenant administrators, app starters), seals, channels, feeds, queues, dead callbacks,
+ * notifications and workflows (apps and versions, diagrams, processes, stuck to-dos).
  */
 export function consoleRoutes(
   deps: GatewayUses<"broker" | "config" | "db" | "jobs" | "log" | "seals">,
@@ -61,7 +68,7 @@ export function consoleRoutes(
   });
 
   app.use(securityHeaders);
-  app.use(requireSession(sessions, new Set([SEAL_UPLOAD_PATH])));
+  app.use(requireSession(sessions, new Set([SEAL_UPLOAD_PATH, WORKFLOW_UPLOAD_PATH])));
   consolePage(app, "/style.css", {
     get: (c) => c.body(STYLESHEET, 200, { "content-type": "text/css; charset=utf-8" }),
   });
@@ -85,6 +92,10 @@ export function consoleRoutes(
   queuePages(app, deps);
   callbackPages(app, deps);
   notificationPages(app, deps);
+  diagramAssets(app);
+  workflowPages(app, deps);
+  processPages(app, deps);
+  stuckPages(app, deps);
 
   app.all("*", async (c) => {
     if (c.req.path === "/console/") return c.redirect("/console", 301);

@@ -20,6 +20,7 @@ const SECTIONS = [
   ["/console/queues", "Queues"],
   ["/console/callbacks", "Callbacks"],
   ["/console/notifications", "Notifications"],
+  ["/console/workflows", "Workflows"],
 ] as const;
 
 export type Section = (typeof SECTIONS)[number][0];

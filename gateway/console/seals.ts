@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import type { Context } from "hono";
 import { z } from "zod";
 import { bootstrapSealSchema, SEAL_IMAGE_MAX_BYTES } from "../../contracts/bootstrap.ts";
@@ -28,6 +27,7 @@ import {
 } from "./console-page.ts";
 import { sealsView } from "./seals-views.tsx";
 import { csrfMatches } from "./sessions.ts";
+import { bytesOf } from "./upload-bytes.ts";
 
 /** The upload's path: its form is multipart, its CSRF token read among its fields. */
 export const SEAL_UPLOAD_PATH = "/console/seals/upload";
@@ -36,19 +36,6 @@ const sealKeySchema = z.object({
   code: z.string().min(1).max(64),
   tenant: z.string().min(1).max(253).optional(),
 });
-
-/** A file part read into memory, refused (413) past `maxBytes`. */
-async function bytesOf(stream: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes)
-      throw new PlatformError(ErrorCode.PayloadTooLarge, `image: larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
-}
 
 /** Seals: the list with each image, an upload (as the bootstrap file's seals are applied), a withdrawal. */
 export function sealPages(app: ConsoleApp, deps: GatewayUses<"db" | "log" | "seals">) {

@@ -58,6 +58,7 @@ for (const mode of await testModes()) {
       );
       assert.deepEqual(stdout.trim().split("\n"), [
         '{"number":1,"created":true}',
+        '{"number":1,"created":false}',
         '{"step":"apply","actionName":"Submit"}',
         '{"step":"department","actionName":"Approve"}',
         '{"step":"record","actionName":"Submit"}',
