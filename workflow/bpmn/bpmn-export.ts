@@ -57,8 +57,11 @@ export async function exportBpmn(
     return flow;
   });
 
+  // The app's code names the process, unless a step or flow has that id already.
+  let id = processId;
+  while (used.has(id)) id = `${id}_process`;
   const process = create("bpmn:Process", {
-    id: processId,
+    id,
     isExecutable: true,
     flowElements: [...elements.values(), ...flows],
     ...extensions([
