@@ -314,5 +314,18 @@ async function fillsAnyData(formats: readonly ExportFormat[], runs: number): Pro
       made.set(answer.status, (made.get(answer.status) ?? 0) + 1);
     },
   });
+  // The odd inputs outnumber the ordinary ones three to one, so a short run may draw none that can
+  // be made: one ordinary export of each format shows the rendering is reached all the same.
+  for (const format of new Set(formats)) {
+    const parameters =
+      format === "xlsx"
+        ? { data: [["Ada", 1, true, null]], label: false }
+        : { template, data: { name: "Ada" } };
+    const { request } = exportRequest(format, parameters, "json", false);
+    const answer = await send(platform.url, request);
+    checkResponse(request, answer);
+    made.set(answer.status, (made.get(answer.status) ?? 0) + 1);
+    assert.equal(answer.status, 200, `an ordinary ${format} export was not made`);
+  }
   assert.ok((made.get(200) ?? 0) > 0, `no export was made: ${JSON.stringify([...made])}`);
 }
