@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import type { BenchCase, BenchResult } from "./bench-result.ts";
 import { bpmnImportBench } from "./cases/bpmn-import.ts";
 import { brokerBench } from "./cases/broker-throughput.ts";
+import { consoleProcessPageBench } from "./cases/console-process-page.ts";
 import { databaseClientBench } from "./cases/database-client.ts";
 import { exportBench } from "./cases/export-throughput.ts";
 import { feedBench } from "./cases/feed-sync.ts";
@@ -37,6 +38,7 @@ const CASES: BenchCase[] = [
   outboxRelayBench,
   pushBench,
   bpmnImportBench,
+  consoleProcessPageBench,
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,11 +1,9 @@
-import postgres from "postgres";
-import { Agent, request } from "undici";
+import type postgres from "postgres";
+import { request } from "undici";
 import { issueToken } from "../../test/support/tokens.ts";
 import { type BenchCase, type BenchResult, ratioAtMost } from "../bench-result.ts";
-import { benchScratch } from "../bench-scratch.ts";
+import { benchGateway, benchScratch } from "../bench-scratch.ts";
 import { deployWorkflow } from "../deploy-workflow.ts";
-import { startServer } from "../load.ts";
-import { PLATFORM_SERVER, platformEnv } from "../platform-env.ts";
 import { percentile } from "../statistics.ts";
 
 const PORT = 18_975;
@@ -97,7 +95,7 @@ export const workflowStatisticsBench: BenchCase = {
   name: "workflow-statistics",
   description: `spec 001 8.2 and 8.3 over HTTP for every app of a tenant of ${PROCESSES} processes in ${APPS} apps over two years, from the roll-ups; reference: the same question as a count(*) over the process rows`,
   async run(): Promise<BenchResult[]> {
-    const { dir, db, bootstrap, remove } = await benchScratch({
+    const scratch = await benchScratch({
       tenants: [
         { domain: "stats.edu", name: "Stats", workflow: { statistics: { on: true, timeZone: ZONE } } },
       ],
@@ -113,14 +111,7 @@ export const workflowStatisticsBench: BenchCase = {
       ],
       users: [{ tenant: "stats.edu", account: "owner", name: "Owner" }],
     });
-    const platform = await startServer(PLATFORM_SERVER, PORT, {
-      ...platformEnv(dir.path, db.url, bootstrap),
-      ADMIN_TOKEN,
-      BENCH_PROCESS: "gateway",
-    });
-    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-    const client = new Agent({ connections: 1 });
-    const url = `http://127.0.0.1:${PORT}`;
+    const { sql, client, url, close } = await benchGateway(PORT, scratch, { ADMIN_TOKEN });
     try {
       const apps: { app: string; version: string }[] = [];
       for (let n = 0; n < APPS; n++) {
@@ -252,10 +243,7 @@ export const workflowStatisticsBench: BenchCase = {
         }),
       ];
     } finally {
-      await client.close();
-      await sql.end();
-      await platform.stop();
-      await remove();
+      await close();
     }
   },
 };
