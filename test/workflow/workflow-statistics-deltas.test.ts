@@ -39,7 +39,7 @@ function fold(events: OutboxEvent[], counted = new Map<string, CountedProcess>()
   return statisticsDeltas(events, {
     counted,
     appOfProcess: new Map([...processes].map((id) => [id, APP])),
-    tasks: new Map(),
+    assignedAt: new Map(),
     timeZones: new Map([[TENANT, timeZone]]),
   });
 }
@@ -98,10 +98,43 @@ describe("statistics of a batch of events", () => {
     const off = statisticsDeltas([event("process.started", "p8", "2026-03-29T12:10:00Z")], {
       counted: new Map(),
       appOfProcess: new Map([["p8", APP]]),
-      tasks: new Map(),
+      assignedAt: new Map(),
       timeZones: new Map(),
     });
     assert.deepEqual([off.processes, off.hours], [[], []]);
+  });
+
+  it("counts a handled to-do with its process only, and not one the history counted", () => {
+    const todo = (processId: string, taskId: string, iso: string) => ({
+      ...event("todo.done", processId, iso),
+      taskId,
+    });
+    const counted = new Map<string, CountedProcess>();
+    fold([event("process.started", "p1", "2026-03-29T08:00:00Z")], counted);
+    counted.get("p1")!.historyTodos = ["t-history"];
+    const { hours } = statisticsDeltas(
+      [
+        todo("p1", "t-waited", "2026-03-29T10:15:00Z"),
+        todo("p1", "t-history", "2026-03-29T10:20:00Z"),
+        todo("p-uncounted", "t-elsewhere", "2026-03-29T10:25:00Z"),
+      ],
+      {
+        counted,
+        appOfProcess: new Map(),
+        assignedAt: new Map(
+          ["t-waited", "t-history", "t-elsewhere"].map((id) => [id, new Date("2026-03-29T09:00:00Z")]),
+        ),
+        timeZones: new Map([[TENANT, "UTC"]]),
+      },
+    );
+    assert.deepEqual(
+      hours.map(({ hour, todoHandled, todoWaitSeconds }) => [
+        hour.toISOString(),
+        todoHandled,
+        todoWaitSeconds,
+      ]),
+      [["2026-03-29T10:00:00.000Z", 1, 4500]],
+    );
   });
 
   it("buckets by the tenant's local hours, which start within a UTC hour in some zones", () => {

@@ -130,14 +130,38 @@ for (const mode of await testModes()) {
       await cleanup?.();
     });
 
+    /** Makes the process's to-do wait `hours` longer than it has. */
+    const waited = (process: { task: string }, hours: number) =>
+      sql`update workflow_tasks set assigned_at = assigned_at - make_interval(hours => ${hours}) where id = ${process.task}`;
+    /** The to-dos counted into 8.4, and the seconds they waited in all. */
+    const todoSums = async () => {
+      const [row] = await sql<{ handled: number; seconds: number }[]>`
+        select coalesce(sum(todo_handled), 0)::int as handled, coalesce(sum(todo_wait_seconds), 0)::int as seconds
+        from workflow_stats_hours`;
+      return row!;
+    };
+    /** 8.4 by year: the mean wait of this year's to-dos, in seconds. */
+    const meanWaitThisYear = async () => {
+      fresh();
+      const years = (await api.ok("GET", "/stats/app/*/tasks/todo?cycle=year", token)).entities[0] as Record<
+        string,
+        number
+      >;
+      return Object.values(years).at(-1)!;
+    };
+    const nearly = (actual: number, expected: number) =>
+      assert.ok(Math.abs(actual - expected) <= 3, `${actual} is not about ${expected}`);
+
     it("counts the processes started before statistics were on once, with the ones that change meanwhile", async () => {
       // Statistics off: the subscriber is offered these processes' events and keeps nothing.
       const done = await start();
+      await waited(done, 1);
       await complete(done);
       const killed = await start();
       await kill(killed);
       const endsAfterItsBatch = await start();
       const endsBeforeItsBatch = await start();
+      const handledBeforeItsBatch = await start();
       relay = startRelay();
       await waitUntilRelayed(sql, 20_000, "the subscriber past the events of the tenant off");
       await relay.stop();
@@ -152,25 +176,39 @@ for (const mode of await testModes()) {
 
       assert.equal((await countHistoryBatch(sql, 3))?.finished, false);
       const midway = (await progress()).history!;
-      assert.equal(midway.total, 4);
+      assert.equal(midway.total, 5);
       assert.equal(midway.examined, 3);
       assert.equal(midway.finishedAt, null);
 
       await complete(endsAfterItsBatch);
       await kill(endsBeforeItsBatch);
+      // Handled after the switch, before its batch: its event has yet to reach the subscriber when
+      // the batch counts the to-do, and the subscriber passes the event over.
+      await waited(handledBeforeItsBatch, 3);
+      await complete(handledBeforeItsBatch);
       const startedMeanwhile = await start();
+      assert.equal((await countHistoryBatch(sql, 2))?.finished, false);
+      const [noted] = await sql<{ todos: string[] | null }[]>`
+        select history_todos as todos from workflow_stats_processes s
+        join workflow_processes p on p.id = s.process_id where p.entry = ${handledBeforeItsBatch.entry}`;
+      assert.deepEqual(noted?.todos, [handledBeforeItsBatch.task]);
       // The relay's subscriber and the history's batches at once, one event per relay batch.
       relay = startRelay();
       await drain(1);
       await waitUntilRelayed(sql, 20_000, "the subscriber past every event");
 
-      const counted = { running: 1, suspend: 0, killed: 2, completed: 2 };
+      const counted = { running: 1, suspend: 0, killed: 2, completed: 3 };
       assert.deepEqual(await status(), counted);
-      assert.deepEqual(await recentTotals(), { started: 5, completed: 2, killed: 2 });
+      assert.deepEqual(await recentTotals(), { started: 6, completed: 3, killed: 2 });
+      // Three to-dos handled, each counted once: 1 hour, 0 and 3 hours of waiting.
+      const todos = await todoSums();
+      assert.equal(todos.handled, 3);
+      nearly(todos.seconds, 4 * 3600);
+      nearly(await meanWaitThisYear(), (4 * 3600) / 3);
       const finished = (await progress()).history!;
-      assert.equal(finished.total, 4);
-      assert.equal(finished.examined, 5);
-      assert.ok(finished.counted === 4 || finished.counted === 5, `counted ${finished.counted}`);
+      assert.equal(finished.total, 5);
+      assert.equal(finished.examined, 6);
+      assert.ok(finished.counted === 5 || finished.counted === 6, `counted ${finished.counted}`);
       assert.ok(finished.finishedAt && finished.startedAt && finished.finishedAt >= finished.startedAt);
       assert.equal(await countHistoryBatch(sql), undefined, "nothing left to count");
 
@@ -190,10 +228,11 @@ for (const mode of await testModes()) {
       } finally {
         stop();
       }
-      assert.deepEqual(await status(), { running: 0, suspend: 0, killed: 3, completed: 2 });
-      assert.deepEqual(await recentTotals(), { started: 5, completed: 2, killed: 3 });
+      assert.deepEqual(await status(), { running: 0, suspend: 0, killed: 3, completed: 3 });
+      assert.deepEqual(await recentTotals(), { started: 6, completed: 3, killed: 3 });
+      assert.deepEqual(await todoSums(), todos);
       const again = (await progress()).history!;
-      assert.deepEqual([again.total, again.examined, again.counted], [5, 5, 0]);
+      assert.deepEqual([again.total, again.examined, again.counted], [6, 6, 0]);
     });
   });
 }

@@ -14,6 +14,11 @@ export interface CountedProcess {
   /** The local hour it started in: the bucket its status is counted in. */
   hour: Date;
   status: CountedStatus;
+  /**
+   * The to-dos of the process the history counted while their `todo.done` events were still to
+   * reach the subscriber, which passes those events over.
+   */
+  historyTodos?: readonly string[] | null;
 }
 
 /** What a batch adds to one hourly bucket. */
@@ -73,8 +78,8 @@ export interface BatchFacts {
   counted: Map<string, CountedProcess>;
   /** The app of each process the batch starts. */
   appOfProcess: ReadonlyMap<string, string>;
-  /** The app and assignment time of each task the batch handles. */
-  tasks: ReadonlyMap<string, { appId: string; assignedAt: Date }>;
+  /** When each to-do the batch handles became a to-do. */
+  assignedAt: ReadonlyMap<string, Date>;
   /** The time zone of each tenant whose statistics are on. */
   timeZones: ReadonlyMap<string, string>;
 }
@@ -82,7 +87,9 @@ export interface BatchFacts {
 /**
  * Folds a batch of events, in order, into the rows of counted processes it adds or changes and the
  * sums it adds to hourly buckets. A start of a process already counted, a change to the status it
- * has, and any change after its end, add nothing: an event offered again counts once.
+ * has, and any change after its end, add nothing: an event offered again counts once. A to-do
+ * counts with its process: handled in a process not counted (yet), it is left to the history,
+ * which counts the handled to-dos of each process it counts.
  */
 export function statisticsDeltas(
   events: readonly OutboxEvent[],
@@ -146,13 +153,13 @@ export function statisticsDeltas(
         break;
       }
       case "todo.done": {
-        const task = event.taskId ? facts.tasks.get(event.taskId) : undefined;
-        if (!task) break;
-        const delta = bucket(event.tenantId, event.test, task.appId, hourOfEvent());
+        const assignedAt = event.taskId ? facts.assignedAt.get(event.taskId) : undefined;
+        if (!process || !assignedAt || process.historyTodos?.includes(event.taskId!)) break;
+        const delta = bucket(process.tenantId, process.test, process.appId, hourOfEvent());
         delta.todoHandled++;
         delta.todoWaitSeconds += Math.max(
           0,
-          Math.round((event.createdAt.getTime() - task.assignedAt.getTime()) / 1000),
+          Math.round((event.createdAt.getTime() - assignedAt.getTime()) / 1000),
         );
         break;
       }

@@ -3,12 +3,14 @@ import { type Sql, transaction } from "../../runtime/database.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { runPeriodically } from "../../runtime/periodic-task.ts";
 import { statisticsDeltas } from "./statistics-deltas.ts";
-import { eventsToNow } from "./statistics-history.ts";
+import { eventsToNow, type HandledTodo } from "./statistics-history.ts";
 import {
   advanceHistory,
+  handledTodos,
   historyBatch,
   takeHistory,
   tenantAwaitingHistory,
+  todosAwaitingSubscriber,
 } from "./statistics-history-store.ts";
 import {
   addToHours,
@@ -17,6 +19,7 @@ import {
   saveCountedProcesses,
   takeTurnCounting,
 } from "./statistics-store.ts";
+import { workflowStatisticsSubscriber } from "./statistics-subscriber.ts";
 
 const BATCH = 500;
 /** Batches one tick runs at most, so a long history leaves room between ticks for stopping. */
@@ -54,26 +57,41 @@ export async function countHistoryBatch(
       tx,
       rows.map((row) => row.id),
     );
-    const fresh = rows.filter((row) => !known.has(row.id));
-    const appOfProcess = await appsOfProcesses(
+    const freshIds = rows.filter((row) => !known.has(row.id)).map((row) => row.id);
+    const [appOfProcess, todos] = await Promise.all([
+      appsOfProcesses(tx, freshIds),
+      handledTodos(tx, freshIds),
+    ]);
+    const awaiting = await todosAwaitingSubscriber(
       tx,
-      fresh.map((row) => row.id),
+      todos.map((todo) => todo.taskId),
+      workflowStatisticsSubscriber.name,
     );
-    const events = rows.flatMap((row) => eventsToNow(row, known.get(row.id)?.status));
+    const todosOf = new Map<string, HandledTodo[]>();
+    for (const todo of todos) todosOf.set(todo.processId, [...(todosOf.get(todo.processId) ?? []), todo]);
+    const events = rows.flatMap((row) =>
+      eventsToNow(row, known.get(row.id)?.status, todosOf.get(row.id) ?? []),
+    );
     const timeZones = new Map([[tenantId, setting.timeZone]]);
     const { processes, hours } = statisticsDeltas(events, {
       counted: known,
       appOfProcess,
-      tasks: new Map(),
+      assignedAt: new Map(todos.map((todo) => [todo.taskId, todo.assignedAt])),
       timeZones,
     });
+    for (const process of processes) {
+      process.historyTodos = todosOf
+        .get(process.processId)
+        ?.filter((todo) => awaiting.has(todo.taskId))
+        .map((todo) => todo.taskId);
+    }
     await saveCountedProcesses(tx, processes);
     await addToHours(tx, hours, timeZones);
     const finished = rows.length < batchSize;
     await advanceHistory(tx, tenantId, {
       afterEntry: rows.at(-1)?.entry ?? taken.afterEntry,
       examined: rows.length,
-      counted: fresh.length,
+      counted: freshIds.length,
       finished,
     });
     return { tenantId, finished };

@@ -1,5 +1,5 @@
 import type { Queryable } from "../../runtime/database.ts";
-import type { HistoricProcess } from "./statistics-history.ts";
+import type { HandledTodo, HistoricProcess } from "./statistics-history.ts";
 
 /** The counting of a tenant's history, as the admin API shows it. */
 export interface HistoryProgress {
@@ -53,6 +53,38 @@ export async function historyBatch(
     where tenant_id = ${tenantId} and entry > ${afterEntry}
     order by entry limit ${limit}`;
   return rows.map((row) => ({ ...row, entry: Number(row.entry) }));
+}
+
+/** The to-dos handled by someone in each of the processes (not the steps a child process ended). */
+export async function handledTodos(tx: Queryable, processIds: readonly string[]): Promise<HandledTodo[]> {
+  if (processIds.length === 0) return [];
+  return tx<HandledTodo[]>`
+    select id as "taskId", process_id as "processId", assigned_at as "assignedAt", handled_at as "handledAt"
+    from workflow_tasks
+    where process_id = any(${processIds as string[]}::uuid[]) and status = 'done'
+      and child_process_id is null and handled_at is not null`;
+}
+
+/**
+ * Those of the tasks with a `todo.done` event the subscriber has yet to take: not numbered yet, or
+ * after its cursor. Its batch waiting on the counting turn takes only events after the cursor this
+ * reads, so none is missed; an event noted that the subscriber will never be offered costs nothing.
+ */
+export async function todosAwaitingSubscriber(
+  tx: Queryable,
+  taskIds: readonly string[],
+  subscriber: string,
+): Promise<Set<string>> {
+  if (taskIds.length === 0) return new Set();
+  const [cursor] = await tx<{ position: string }[]>`
+    select position from workflow_outbox_cursors where subscriber = ${subscriber}`;
+  // The cursor as a value, not a subquery: the plan then reads the outbox's few rows after it
+  // through the position index, instead of every event of the retention window.
+  const rows = await tx<{ taskId: string }[]>`
+    select distinct task_id as "taskId" from workflow_events
+    where type = 'todo.done' and task_id = any(${taskIds as string[]}::uuid[])
+      and (position is null or position > ${cursor?.position ?? "0"})`;
+  return new Set(rows.map((row) => row.taskId));
 }
 
 /** Records a batch gone through: the place reached, what it counted, and whether it was the last. */

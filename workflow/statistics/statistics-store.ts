@@ -10,7 +10,7 @@ export async function countedProcesses(
   if (processIds.length === 0) return new Map();
   const rows = await sql<CountedProcess[]>`
     select process_id as "processId", tenant_id as "tenantId", test, app_id as "appId",
-           started_at as "startedAt", hour, status
+           started_at as "startedAt", hour, status, history_todos as "historyTodos"
     from workflow_stats_processes where process_id = any(${processIds as string[]}::uuid[])`;
   return new Map(rows.map((row) => [row.processId, row]));
 }
@@ -26,17 +26,15 @@ export async function appsOfProcesses(
   return new Map(rows.map((row) => [row.id, row.appId]));
 }
 
-/** The app and assignment time of each of the tasks. */
-export async function tasksHandled(
+/** When each of the tasks became a to-do. */
+export async function assignmentTimes(
   sql: Queryable,
   taskIds: readonly string[],
-): Promise<Map<string, { appId: string; assignedAt: Date }>> {
+): Promise<Map<string, Date>> {
   if (taskIds.length === 0) return new Map();
-  const rows = await sql<{ id: string; appId: string; assignedAt: Date }[]>`
-    select t.id, p.app_id as "appId", t.assigned_at as "assignedAt"
-    from workflow_tasks t join workflow_processes p on p.id = t.process_id
-    where t.id = any(${taskIds as string[]}::uuid[])`;
-  return new Map(rows.map((row) => [row.id, { appId: row.appId, assignedAt: row.assignedAt }]));
+  const rows = await sql<{ id: string; assignedAt: Date }[]>`
+    select id, assigned_at as "assignedAt" from workflow_tasks where id = any(${taskIds as string[]}::uuid[])`;
+  return new Map(rows.map((row) => [row.id, row.assignedAt]));
 }
 
 /** Writes the batch's new and changed counted processes in one statement. */
@@ -49,12 +47,14 @@ export async function saveCountedProcesses(
     ...process,
     startedAt: process.startedAt.toISOString(),
     hour: process.hour.toISOString(),
+    historyTodos: process.historyTodos?.length ? process.historyTodos : null,
   }));
   await sql`
-    insert into workflow_stats_processes (process_id, tenant_id, test, app_id, started_at, hour, status)
-    select r."processId", r."tenantId", r.test, r."appId", r."startedAt", r.hour, r.status
+    insert into workflow_stats_processes (process_id, tenant_id, test, app_id, started_at, hour, status, history_todos)
+    select r."processId", r."tenantId", r.test, r."appId", r."startedAt", r.hour, r.status, r."historyTodos"
     from jsonb_to_recordset(${sql.json(rows as never)})
-      as r("processId" uuid, "tenantId" uuid, test boolean, "appId" uuid, "startedAt" timestamptz, hour timestamptz, status text)
+      as r("processId" uuid, "tenantId" uuid, test boolean, "appId" uuid, "startedAt" timestamptz, hour timestamptz,
+           status text, "historyTodos" uuid[])
     on conflict (process_id) do update set status = excluded.status`;
 }
 

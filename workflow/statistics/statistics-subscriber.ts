@@ -4,10 +4,10 @@ import { COUNTED_EVENTS, statisticsDeltas } from "./statistics-deltas.ts";
 import {
   addToHours,
   appsOfProcesses,
+  assignmentTimes,
   countedProcesses,
   saveCountedProcesses,
   takeTurnCounting,
-  tasksHandled,
 } from "./statistics-store.ts";
 
 /**
@@ -31,15 +31,15 @@ export const workflowStatisticsSubscriber: OutboxSubscriber = {
     const handled = counted.flatMap((event) =>
       event.type === "todo.done" && event.taskId ? [event.taskId] : [],
     );
-    const [known, appOfProcess, tasks] = await Promise.all([
+    const [known, appOfProcess, assignedAt] = await Promise.all([
       countedProcesses(tx, processIds),
       appsOfProcesses(tx, [...new Set(started)]),
-      tasksHandled(tx, [...new Set(handled)]),
+      assignmentTimes(tx, [...new Set(handled)]),
     ]);
     const { processes, hours } = statisticsDeltas(counted, {
       counted: known,
       appOfProcess,
-      tasks,
+      assignedAt,
       timeZones,
     });
     await saveCountedProcesses(tx, processes);
