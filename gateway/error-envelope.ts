@@ -105,6 +105,17 @@ export function asPlatformError(error: unknown): PlatformError {
   return localizedError(ErrorCode.Internal, "internal", {}, { cause: error });
 }
 
+/**
+ * The HTTP status of an error on a surface: spec 001's semantic refusals answer 200 on the workflow
+ * surface; elsewhere (the admin API, the files) a workflow refusal answers the status its errno's
+ * kind names (40301 → 403, 42201 → 422, 50101 → 501), the others their code's.
+ */
+export function httpStatusOf(surface: ApiSurface, error: PlatformError): ContentfulStatusCode {
+  if (surface === "workflow" && SEMANTIC_ON_WORKFLOW.has(error.code)) return 200;
+  if (error instanceof WorkflowRefusal) return Math.floor(error.reason!.errno! / 100) as ContentfulStatusCode;
+  return ERROR_MAPPING[error.code].status;
+}
+
 export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Response {
   const surface: ApiSurface = c.get("surface") ?? declaredSurface(c) ?? "platform";
   if (error.challenge) c.header("WWW-Authenticate", error.challenge);
@@ -113,8 +124,7 @@ export function errorResponse(c: Context<GatewayEnv>, error: PlatformError): Res
     c.header("Cache-Control", "no-store");
     c.header("Pragma", "no-cache");
   }
-  const status =
-    surface === "workflow" && SEMANTIC_ON_WORKFLOW.has(error.code) ? 200 : ERROR_MAPPING[error.code].status;
+  const status = httpStatusOf(surface, error);
   const message =
     surface === "workflow" ? workflowMessage(error, c.req.header("accept-language")) : error.message;
   return c.json(envelopeFor(surface, error, message), status);

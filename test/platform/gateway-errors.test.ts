@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
-import { envelopeFor, errorMapping } from "../../gateway/error-envelope.ts";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { envelopeFor, errorMapping, httpStatusOf } from "../../gateway/error-envelope.ts";
 import type { GatewayEnv } from "../../gateway/gateway-env.ts";
 import { listen } from "../../gateway/http-server.ts";
 import { surface } from "../../gateway/middleware/surface.ts";
@@ -17,6 +18,21 @@ describe("error mapping", () => {
     assert.equal(errorMapping(ErrorCode.Unauthenticated).errno, 10007, "spec 000's token error number");
     assert.equal(errorMapping(ErrorCode.Unavailable).status, 503);
     assert.equal(errorMapping(ErrorCode.DeadlineExceeded).status, 503);
+  });
+
+  it("answers a workflow refusal 200 on the workflow surface and its errno's kind elsewhere", () => {
+    const refusals = [
+      [new WorkflowRefusal("NOT_A_CANDIDATE", "not yours"), 403],
+      [new WorkflowRefusal("APP_NOT_FOUND", "no app"), 404],
+      [new WorkflowRefusal("REMARK_REQUIRED", "a remark"), 422],
+      [new WorkflowRefusal("NOT_SUPPORTED", "no"), 501],
+    ] as const;
+    for (const [refusal, status] of refusals) {
+      assert.equal(httpStatusOf("workflow", refusal), 200, refusal.refusal);
+      assert.equal(httpStatusOf("platform", refusal), status, refusal.refusal);
+    }
+    const unreadable = new PlatformError(ErrorCode.Unprocessable, "the PDF has no pages");
+    assert.equal(httpStatusOf("signature", unreadable), 500, "spec 000's signing failure");
   });
 
   it("writes spec 000's envelope on the open API and spec 001's Response elsewhere", () => {
