@@ -69,6 +69,12 @@ export const workflowStatisticsSchema = z
   })
   .strict();
 
+/**
+ * Names the admin API uses where a tenant's domain goes (`/admin/workflows/outbox` beside
+ * `/admin/workflows/{domain}`): a tenant of that domain could not be reached there.
+ */
+export const RESERVED_DOMAINS: ReadonlySet<string> = new Set(["outbox", "consistency", "callbacks"]);
+
 /** A tenant (an enterprise of spec 001), identified by its unique domain. */
 export const bootstrapTenantSchema = z
   .object({
@@ -76,7 +82,8 @@ export const bootstrapTenantSchema = z
       .string()
       .min(1)
       .max(253)
-      .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/, "lower-case letters, digits, dots and hyphens"),
+      .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/, "lower-case letters, digits, dots and hyphens")
+      .refine((domain) => !RESERVED_DOMAINS.has(domain), "reserved for the admin API's own paths"),
     name: z.string().min(1).max(200),
     style: z.string().max(2000).optional(),
     logo: z.url().max(2048).optional(),

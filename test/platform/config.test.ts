@@ -123,6 +123,12 @@ describe("bootstrap file", () => {
         assert.match(error.message, /tenants\.1\.domain: lower-case letters, digits, dots and hyphens/);
         return true;
       });
+      // /admin/workflows/outbox would hide the tenant's /admin/workflows/{domain}.
+      await writeFile(file, JSON.stringify({ tenants: [{ domain: "outbox", name: "Outbox" }] }));
+      await assert.rejects(
+        readBootstrapFile(file),
+        /tenants\.0\.domain: reserved for the admin API's own paths/,
+      );
       await writeFile(file, JSON.stringify({ tenant: [] }));
       await assert.rejects(readBootstrapFile(file), /Unrecognized key/);
       await writeFile(file, '{\n  "tenants": [],\n  users: []\n}');
