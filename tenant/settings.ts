@@ -1,5 +1,9 @@
 import type { z } from "zod";
-import { workflowNotifySchema, workflowReminderSchema } from "../contracts/bootstrap.ts";
+import {
+  workflowNotifySchema,
+  workflowReminderSchema,
+  workflowStatisticsSchema,
+} from "../contracts/bootstrap.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { tenantSettings, writeTenantSetting } from "../identity/tenants.ts";
 import type { Queryable } from "../runtime/database.ts";
@@ -11,6 +15,7 @@ import type { Queryable } from "../runtime/database.ts";
 export const SETTINGS = {
   "workflow.reminder": { path: ["workflow", "reminder"], schema: workflowReminderSchema },
   "workflow.notify": { path: ["workflow", "notify"], schema: workflowNotifySchema },
+  "workflow.statistics": { path: ["workflow", "statistics"], schema: workflowStatisticsSchema },
 } as const satisfies Record<string, { path: readonly [string, string]; schema: z.ZodType }>;
 
 export type SettingName = keyof typeof SETTINGS;

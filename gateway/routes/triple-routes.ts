@@ -195,7 +195,7 @@ export function tripleRoutes(deps: GatewayUses<"db" | "oauth" | "workflowTenants
       if (type !== "user") {
         const { domain } = parseParameters(z.object(domainParameter), c.req.query());
         const entries = await listTriples(sql, await tenants.resolve(c.get("token"), domain), type);
-        return c.json(workflowResponse(entries, entries.length), 200);
+        return c.json(workflowResponse(entries), 200);
       }
       const query = parseParameters(userQueryParameters, c.req.query());
       const tenantId = await tenants.resolve(c.get("token"), query.domain);

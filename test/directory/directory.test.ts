@@ -327,6 +327,7 @@ for (const mode of await testModes()) {
         depts.body.entities.map((d) => d.code),
         ["CS", "CS-AI", "MATH"],
       );
+      assert.equal(depts.body.total, 0, "the whole set, not paged: total is 0");
       const posts = await call<{ code: string }>("GET", "/triple/posts", tokenGlobal, { domain: "a.edu" });
       assert.deepEqual(
         posts.body.entities.map((p) => p.code),

@@ -331,13 +331,13 @@ for (const mode of await testModes()) {
     });
 
     it("8.1 groups the apps by main tag, with the processes started of each", async () => {
-      const groups = (
-        await api.ok<{
-          tag: string;
-          count: number;
-          apps: { code: string; processCount: number; creationDate: number; release: number | null }[];
-        }>("GET", "/stats/apps", sys["example.edu"]!)
-      ).entities;
+      const answer = await api.ok<{
+        tag: string;
+        count: number;
+        apps: { code: string; processCount: number; creationDate: number; release: number | null }[];
+      }>("GET", "/stats/apps", sys["example.edu"]!);
+      assert.equal(answer.total, 0, "not paged: total is 0");
+      const groups = answer.entities;
       assert.deepEqual(
         groups.map((group) => [
           group.tag,
@@ -524,6 +524,25 @@ for (const mode of await testModes()) {
       });
       assert.equal(refused.status, 400);
       assert.match(await refused.text(), /time zone/);
+
+      // The setting on its own, as the tenant's other settings are written.
+      const put = (value: unknown) =>
+        fetch(`${platform.url}/admin/tenants/quiet.edu/settings/workflow.statistics`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+          body: JSON.stringify({ value }),
+        });
+      const wrongZone = await put({ on: true, timeZone: "Mars/Olympus" });
+      assert.equal(wrongZone.status, 400);
+      assert.match(await wrongZone.text(), /time zone/);
+      assert.equal((await put({ on: true, timeZone: "Asia/Tokyo" })).status, 200);
+      const switched = await fetch(`${platform.url}/admin/tenants/quiet.edu/statistics`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      const state = (await switched.json()) as { on: boolean; timeZone: string; history: object | null };
+      assert.deepEqual([state.on, state.timeZone], [true, "Asia/Tokyo"]);
+      assert.notEqual(state.history, null, "switching on asks for the history");
+      assert.equal((await put(null)).status, 200);
     });
   });
 }
