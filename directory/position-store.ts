@@ -207,6 +207,23 @@ export async function userIdByCode(sql: Queryable, tenantId: string, code: strin
   return row.id;
 }
 
+/** Refuses a position whose department or post (other than `*`) the tenant does not have. */
+export async function requireKnownPosition(
+  sql: Queryable,
+  tenantId: string,
+  position: PositionPattern,
+): Promise<void> {
+  const [known] = await sql<{ dept: boolean; post: boolean }[]>`
+    select ${position.dept} = ${WILDCARD} or exists (
+             select from departments where tenant_id = ${tenantId} and code = ${position.dept} and not disabled) as dept,
+           ${position.post} = ${WILDCARD} or exists (
+             select from posts where tenant_id = ${tenantId} and code = ${position.post} and not disabled) as post`;
+  if (!known!.dept)
+    throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "dept" }, code: position.dept });
+  if (!known!.post)
+    throw localizedError(ErrorCode.NotFound, "noEntity", { type: { term: "post" }, code: position.post });
+}
+
 /**
  * 6.3: the user holds the post in the department from now on (again, if it was removed). A manual
  * grant carries its source, so the feed does not take it back.

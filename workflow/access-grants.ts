@@ -1,4 +1,5 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
+import { requireKnownPosition } from "../directory/position-store.ts";
 import { parsePosition } from "../directory/positions.ts";
 import type { Queryable } from "../runtime/database.ts";
 import {
@@ -129,6 +130,9 @@ export async function grantPositionAccess(
   const { position, on } = positionObject(caller, scope, object);
   const grantee = await granteeOf(sql, caller, grant.grantee);
   await requireManager(sql, caller, position, ["W"]);
+  // A grant on or to a position the directory lacks is a typo more often than a plan.
+  await requireKnownPosition(sql, caller.tenantId, position);
+  if ("post" in grantee) await requireKnownPosition(sql, caller.tenantId, grantee);
   await insertGrant(sql, on, grantee, grant.permission, { source: ACCESS_SOURCE, grantedBy: caller.userId! });
   return grantsOnObject(sql, on, true);
 }

@@ -341,6 +341,25 @@ for (const mode of await testModes()) {
       assert.equal((await call("PUT", path, erin, { code: "bob", permission: "Z" })).status, 400);
       const scope = await call("PUT", "/access/workflow/leave/users", erin, { code: "bob", permission: "W" });
       assert.equal(scope.body.ecode, "NOT_SUPPORTED");
+      // A department or post the directory lacks, on either side, is refused and writes nothing.
+      const grantsOn = async (on: string) =>
+        (await ok<Grant>("GET", on, erin, { includePositions: "true" })).entities.map((grant) =>
+          grant.user ? grant.user.account : `${grant.position!.dept.code}:${grant.position!.post.code}`,
+        );
+      const before = await grantsOn(path);
+      const unknownDept = await call("PUT", "/access/position/nodept:staff/users", erin, {
+        code: "bob",
+        permission: "R",
+      });
+      assert.deepEqual([unknownDept.status, unknownDept.body.ecode], [200, "NOT_FOUND"]);
+      assert.match(unknownDept.body.error, /nodept/);
+      assert.deepEqual(await grantsOn("/access/position/nodept:staff/users"), []);
+      const unknownPost = await call("PUT", path, erin, { position: "cs:nopost", permission: "R" });
+      assert.deepEqual([unknownPost.body.ecode, /nopost/.test(unknownPost.body.error)], ["NOT_FOUND", true]);
+      assert.deepEqual(await grantsOn(path), before);
+      await ok("PUT", path, erin, { position: "cs:*", permission: "R" });
+      assert.deepEqual(await grantsOn(path), [...before, "cs:*"], "* stands for any post");
+      await ok("DELETE", path, erin, { position: "cs:*" });
       assert.equal(
         (await call("PUT", path, sys, { code: "bob", permission: "W" })).status,
         403,
