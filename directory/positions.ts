@@ -15,6 +15,7 @@ export {
   parsePositionFilter,
   positionHolderIds,
   positionPatternsHeldBy,
+  requireKnownPosition,
   revokePosition,
   searchUsers,
   type UserQuery,

@@ -1,6 +1,5 @@
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
-import { requireKnownPosition } from "../directory/position-store.ts";
-import { parsePosition } from "../directory/positions.ts";
+import { parsePosition, requireKnownPosition } from "../directory/positions.ts";
 import type { Queryable } from "../runtime/database.ts";
 import {
   type AccessView,
