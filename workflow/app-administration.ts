@@ -27,6 +27,8 @@ function versionView(version: WorkflowVersion, test: boolean, current: WorkflowV
     current: version.id === current?.id,
     online: online(version, test),
     schema: version.definition.schema,
+    graph: version.definition.graph,
+    events: version.definition.events ?? [],
   };
 }
 

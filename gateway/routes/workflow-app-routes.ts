@@ -13,6 +13,15 @@ const versionSchema = z
     current: z.boolean(),
     online: z.boolean(),
     schema: z.object({ fields: z.array(z.record(z.string(), z.unknown())) }),
+    graph: z
+      .object({
+        nodes: z.array(z.record(z.string(), z.unknown())),
+        edges: z.array(z.record(z.string(), z.unknown())),
+      })
+      .openapi({ description: "the flow's steps and the edges between them, as the version was deployed" }),
+    events: z
+      .array(z.record(z.string(), z.unknown()))
+      .openapi({ description: "the messenger callbacks: the event types each URL is told of" }),
   })
   .openapi("WorkflowVersion");
 const appSchema = z

@@ -849,7 +849,12 @@ for (const mode of await testModes()) {
     it("reads an app with its form and versions, and takes versions on and off line per data mode", async () => {
       type App = {
         ready: boolean;
-        currentVersion: { id: string; schema: { fields: { name: string }[] } } | null;
+        currentVersion: {
+          id: string;
+          schema: { fields: { name: string }[] };
+          graph: { nodes: { code: string }[]; edges: unknown[] };
+          events: unknown[];
+        } | null;
         versions: { current: boolean }[];
       };
       const read = await call<App>("GET", "/app/leave", sys, { includeVersions: "true" });
@@ -859,6 +864,13 @@ for (const mode of await testModes()) {
         app.currentVersion!.schema.fields.map((field) => field.name),
         ["days", "reason", "reviewers"],
       );
+      // The flow a client draws: the version's steps and edges as deployed, and its callbacks.
+      assert.deepEqual(
+        app.currentVersion!.graph.nodes.map((node) => node.code),
+        leaveRequest.graph.nodes.map((node: { code: string }) => node.code),
+      );
+      assert.equal(app.currentVersion!.graph.edges.length, leaveRequest.graph.edges.length);
+      assert.deepEqual(app.currentVersion!.events, []);
       assert.deepEqual(
         app.versions.map((version) => version.current),
         [true],
