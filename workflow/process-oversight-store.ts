@@ -1,4 +1,3 @@
-import type postgres from "postgres";
 import type { Queryable } from "../runtime/database.ts";
 import { PROCESS_COLUMNS, type ProcessRow } from "./process-store.ts";
 
@@ -181,30 +180,26 @@ export interface StuckTask {
 /** Where a stuck list's page starts: after this task in the order of waiting. */
 export type StuckKey = { assignedAt: Date; taskId: string } | null;
 
-function stuckTasks(
-  sql: Queryable,
-  scope: { tenantId: string; test: boolean },
-  condition: postgres.PendingQuery<postgres.Row[]>,
-  after: StuckKey,
-  limit: number,
-) {
-  return sql<StuckTask[]>`
-    select * from (
-      select t.id as "taskId", t.node, t.assigned_at as "assignedAt", p.id as "processId", p.entry::float8 as entry,
-             p.name as "processName", a.code as "appCode",
-             (select count(*)::int from workflow_todo d join users du on du.id = d.user_id
-              where d.task_id = t.id and not du.disabled) as able
-      from workflow_tasks t
-      join workflow_processes p on p.id = t.process_id
-      join workflow_apps a on a.id = p.app_id
-      where t.status = 'todo' and p.tenant_id = ${scope.tenantId} and p.test = ${scope.test} and p.status = 'doing'
-        ${after === null ? sql`` : sql`and (t.assigned_at, t.id) > (${after.assignedAt}, ${after.taskId})`}
-      order by t.assigned_at, t.id) s
-    where ${condition}
-    limit ${limit}`;
+/** The columns of a stuck list's line, of `workflow_tasks t` joined to its process `p` and app `a`. */
+function stuckLine(sql: Queryable) {
+  return sql`
+    select t.id as "taskId", t.node, t.assigned_at as "assignedAt", p.id as "processId", p.entry::float8 as entry,
+           p.name as "processName", a.code as "appCode",
+           (select count(*)::int from workflow_todo d join users du on du.id = d.user_id
+            where d.task_id = t.id and not du.disabled) as able
+    from workflow_tasks t
+    join workflow_processes p on p.id = t.process_id
+    join workflow_apps a on a.id = p.app_id`;
 }
 
-/** At most `limit` to-do tasks of the tenant's running processes waiting since before `since`, oldest first. */
+function afterKey(sql: Queryable, after: StuckKey) {
+  return after === null ? sql`` : sql`and (t.assigned_at, t.id) > (${after.assignedAt}, ${after.taskId})`;
+}
+
+/**
+ * At most `limit` to-do tasks of the tenant's running processes waiting since before `since`,
+ * oldest first: a range of the to-dos' index by waiting time, whatever else the platform holds.
+ */
 export function staleTodos(
   sql: Queryable,
   scope: { tenantId: string; test: boolean },
@@ -212,17 +207,37 @@ export function staleTodos(
   after: StuckKey,
   limit: number,
 ): Promise<StuckTask[]> {
-  return stuckTasks(sql, scope, sql`s."assignedAt" < ${since}`, after, limit);
+  return sql<StuckTask[]>`
+    ${stuckLine(sql)}
+    where t.status = 'todo' and t.assigned_at < ${since} ${afterKey(sql, after)}
+      and p.tenant_id = ${scope.tenantId} and p.test = ${scope.test} and p.status = 'doing'
+    order by t.assigned_at, t.id
+    limit ${limit}`;
 }
 
-/** At most `limit` to-do tasks of the tenant's running processes nobody can handle, oldest first. */
+/**
+ * At most `limit` to-do tasks of the tenant's running processes nobody can handle (every user it
+ * waits for disabled), oldest first. Such a task waits for a disabled user of the tenant, so the
+ * search starts from those users' to-dos: few, where the tenant's open to-dos may be many and
+ * nearly all handled by someone.
+ */
 export function unhandledTodos(
   sql: Queryable,
   scope: { tenantId: string; test: boolean },
   after: StuckKey,
   limit: number,
 ): Promise<StuckTask[]> {
-  return stuckTasks(sql, scope, sql`s.able = 0`, after, limit);
+  return sql<StuckTask[]>`
+    select * from (
+      ${stuckLine(sql)}
+      where t.id in (
+          select d.task_id from users u join workflow_todo d on d.user_id = u.id
+          where u.tenant_id = ${scope.tenantId} and u.disabled and d.test = ${scope.test})
+        and t.status = 'todo' ${afterKey(sql, after)} and p.status = 'doing'
+    ) s
+    where s.able = 0
+    order by s."assignedAt", s."taskId"
+    limit ${limit}`;
 }
 
 /** How many processes each version has, counted up to `cap`. */
