@@ -63,8 +63,9 @@ export interface AuthorizationServerDeps {
 export function grantableScopes(app: Application, grant: Grant, requested: string | undefined): string[] {
   if (requested === undefined || requested.trim() === "") {
     // Spec 000: an omitted scope means every client-credentials scope the application owns; for
-    // the other grants, every approved scope that grant may carry.
-    return app.scopes.filter((name) => scopeNamed(name)?.grants.includes(grant));
+    // the other grants, every approved scope that grant may carry; each once, however often the
+    // application's list names it.
+    return [...new Set(app.scopes)].filter((name) => scopeNamed(name)?.grants.includes(grant));
   }
   const parsed = parseScopeParameter(requested);
   if (!parsed.ok) throw oauthError("invalid_scope", parsed.error);

@@ -39,6 +39,8 @@ const bootstrap = {
         "send_app_notification",
         "send_notification",
         "sys_profile",
+        // named twice: granted once
+        "profile",
       ],
     },
     {
