@@ -239,6 +239,7 @@ export async function processView(
     ).values(),
   ];
   const milestones = milestonesOf(workflow, process, tasks, false);
+  const started = tasks.find((task) => workflow.nodes.get(task.node)?.kind === "start");
   return {
     id: process.id,
     name: process.name,
@@ -247,6 +248,10 @@ export async function processView(
     entry: process.entry,
     create: seconds(process.createdAt),
     update: seconds(process.updatedAt),
+    // A single process has no list order to follow; its last change is what the lists' default
+    // order sorts an owner's process by.
+    sort: seconds(process.updatedAt),
+    screen: started?.screen ?? null,
     app: app ? appReference(app) : null,
     owner: users.get(process.ownerId) ?? null,
     actualUser: process.actualUserId ? (users.get(process.actualUserId) ?? null) : null,

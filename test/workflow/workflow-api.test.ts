@@ -45,6 +45,9 @@ type Process = {
   states: { code: string }[];
   priority: string;
   milestone: { name: string } | null;
+  update: number;
+  sort: number;
+  screen: string | null;
 };
 
 const users = [
@@ -197,6 +200,12 @@ for (const mode of await testModes()) {
       );
       const byId = await call<Process>("GET", `/process/${view.body.entities[0]!.id}`, tokens.alice!);
       assert.equal(byId.body.entities[0]!.entry, entry);
+      const { update, sort, screen } = view.body.entities[0]!;
+      assert.deepEqual(
+        { sort, screen },
+        { sort: update, screen: null },
+        "spec 001's sort and screen are there",
+      );
     });
 
     it("starts one process for a start sent again with the same Idempotency-Key, also at once", async () => {
