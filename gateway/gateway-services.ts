@@ -18,7 +18,7 @@ export interface GatewayServices {
   /** The notification channels as configured now. */
   channels: LiveChannels;
   seals: SealCache;
-  /** Each tenant's workflow settings, remembered until a change is announced. */
+  /** The tenant a call acts on (by the token or its `domain`), and the accounts sys tokens name, each remembered briefly. */
   workflowTenants: WorkflowTenants;
   /** The apps a start names, remembered until a change of the tenant's apps is announced. */
   startableApps: StartableApps;
