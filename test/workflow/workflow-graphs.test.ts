@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { checkConsistency } from "../../workflow/consistency-check.ts";
 import { processesOf } from "../../workflow/inbox.ts";
 import type { ProcessActionInput } from "../../workflow/process-actions.ts";
+import { commandProcess } from "../../workflow/process-commands.ts";
 import {
   actOnProcessFor,
   handleTask,
@@ -13,6 +16,7 @@ import {
 import type { WorkflowCaller } from "../../workflow/workflow-caller.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { waitForLockWaiter } from "../support/wait.ts";
 import {
   accountOf,
   child,
@@ -224,6 +228,41 @@ for (const mode of await testModes()) {
       await handle(tasksAt(process, "confirm")[0]!.id, "carol");
       assert.equal((await view(entry)).status, "done");
     });
+
+    // The embedded database has one connection: no command can wait on another's lock there.
+    if (mode.name !== "embedded") {
+      it("ends a sub-process only once it holds its parent, so a kill of the parent meanwhile takes both", async () => {
+        const entry = await startAndApply("child", { reviewer: "bob" });
+        const top = await view(entry);
+        const deepest = await view(tasksAt(top, "inner")[0]!.sub!.id);
+        let handled: Promise<unknown> | undefined;
+        try {
+          await world.db.sql.begin(async (tx) => {
+            // The kill's first step: the parent is locked.
+            await tx`select from workflow_processes where id = ${top.id} for update`;
+            // Bob's handling ends the sub-process, which tells the parent: it waits for the parent.
+            handled = handle(tasksAt(deepest, "check")[0]!.id, "bob").catch((error: unknown) => error);
+            await waitForLockWaiter(world.db);
+            // Waiting, it holds nothing of the sub-process: the kill takes it next, as it would.
+            const free = await tx`
+              select from workflow_processes where id = ${deepest.id} for update skip locked`;
+            assert.equal(free.length, 1, "the handling waiting on the parent holds the sub-process");
+            await commandProcess(tx, world.tenantId(), false, { id: top.id }, () => ({
+              kind: "kill",
+              user: null,
+            }));
+          });
+        } finally {
+          await handled;
+        }
+        const outcome = await handled;
+        assert.ok(outcome instanceof WorkflowRefusal, String(outcome));
+        assert.equal(outcome.refusal, "PROCESS_ENDED");
+        assert.equal((await view(entry)).status, "killed");
+        assert.equal((await view(deepest.id)).status, "killed", "the kill reached the sub-process");
+        assert.deepEqual(await checkConsistency(world.db.sql, [top.id, deepest.id]), []);
+      });
+    }
 
     it("forks a branch per row, addresses one with splitPath, and joins once when all are done", async () => {
       const papers = [
