@@ -22,6 +22,7 @@ import {
   child,
   countersign,
   DONE,
+  fanOutChildren,
   grading,
   grandchild,
   type Process,
@@ -95,6 +96,7 @@ for (const mode of await testModes()) {
         grandchild,
         child,
         parent,
+        fanOutChildren,
         grading,
         countersign,
         tracked,
@@ -263,6 +265,38 @@ for (const mode of await testModes()) {
         assert.deepEqual(await checkConsistency(world.db.sql, [top.id, deepest.id]), []);
       });
     }
+
+    it("keeps a kill of a parent racing the ends of its five sub-processes consistent, each answer a success or a clean refusal", async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const entry = await startAndApply("fanOutChildren", { reviewer: "bob" });
+        const top = await view(entry);
+        const subs = await Promise.all(
+          top.tasks.filter((task) => task.code.startsWith("sub")).map((task) => view(task.sub!.id)),
+        );
+        assert.equal(subs.length, 5);
+        const [kill, ...handlings] = await Promise.allSettled([
+          act(entry, { action: "kill" }),
+          ...subs.map((sub) => handle(tasksAt(sub, "check")[0]!.id, "bob")),
+        ]);
+        assert.equal(
+          kill!.status,
+          "fulfilled",
+          `the kill always succeeds: ${"reason" in kill! && kill.reason}`,
+        );
+        for (const [i, handling] of handlings.entries()) {
+          const sub = await view(subs[i]!.id);
+          if (handling.status === "fulfilled") {
+            assert.equal(sub.status, "done");
+          } else {
+            assert.ok(handling.reason instanceof WorkflowRefusal, String(handling.reason));
+            assert.equal(handling.reason.refusal, "PROCESS_ENDED");
+            assert.equal(sub.status, "killed", "the parent's kill reached its sub-process");
+          }
+        }
+        assert.equal((await view(entry)).status, "killed");
+        assert.deepEqual(await checkConsistency(world.db.sql, [top.id, ...subs.map((sub) => sub.id)]), []);
+      }
+    });
 
     it("forks a branch per row, addresses one with splitPath, and joins once when all are done", async () => {
       const papers = [
