@@ -86,6 +86,11 @@ export interface ProcessWithState {
 /**
  * The process of the tenant and mode, locked until the transaction ends (commands on one process
  * take turns), with the engine's view of it read after the lock, in one round trip.
+ *
+ * A sub-process is locked with its ancestors, the top one first and itself last: a command that
+ * ends it goes on to its parent (and that parent, ending, to its own), while a kill of an ancestor
+ * goes down to it. Taken top-down by both, the locks are never held in two orders at once, so the
+ * two take turns instead of each holding what the other waits for.
  */
 export async function lockProcess(
   sql: Queryable,
@@ -98,13 +103,22 @@ export async function lockProcess(
   const id = processIdOf(sql, tenantId, target);
   const user = "task" in target ? options.handlerFor : undefined;
   // Sent after the lock in the same round trip, the read waits for it and sees what it guards.
-  const [[process], [state]] = await Promise.all([
+  const [family, [state]] = await Promise.all([
     sql<ProcessRow[]>`
+      with recursive line (id, parent) as (
+        select id, parent_process_id from workflow_processes
+        where id = ${id} and tenant_id = ${tenantId} and test = ${test}
+        union all
+        select p.id, p.parent_process_id from workflow_processes p join line on p.id = line.parent
+      )
       select ${sql.unsafe(PROCESS_COLUMNS)} from workflow_processes
-      where id = ${id} and tenant_id = ${tenantId} and test = ${test}
+      where id = any(array(select id from line))
+      order by depth
       for update`,
     sql<StateColumns[]>`select ${stateColumns(sql, id, target, user)}`,
   ]);
+  // The process is the deepest of its line: each sub-process is one level below its parent.
+  const process = family.at(-1);
   return process && withState(process, state!, user);
 }
 

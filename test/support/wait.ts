@@ -1,5 +1,6 @@
 import { pino } from "pino";
 import type { Broker, DeadLetter } from "../../contracts/broker.ts";
+import type { Database } from "../../runtime/database.ts";
 
 export const silentLogger = pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" });
 
@@ -14,6 +15,20 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Waits until a statement of this database waits on a lock (a row another transaction holds). */
+export function waitForLockWaiter(db: Database): Promise<void> {
+  return waitFor(
+    async () => {
+      const [row] = await db.sql<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`;
+      return row!.n > 0;
+    },
+    5000,
+    "a statement waiting on a lock",
+  );
 }
 
 /** Collects dead letters of a queue until `count` have arrived. */

@@ -275,6 +275,38 @@ export const fanOut = (() => {
   };
 })();
 
+/** A parallel split into 5 sub-processes of `grandchild` (bob's `check` each), joined before carol's `close`. */
+export const fanOutChildren = (() => {
+  const steps = Array.from({ length: 5 }, (_, i) => `sub${i}`);
+  return {
+    schema: { fields: [{ name: "reviewer", type: "string" }] },
+    graph: {
+      nodes: [
+        { kind: "start", code: "apply" },
+        { kind: "parallel", code: "split" },
+        ...steps.map((code) => ({
+          kind: "subprocess",
+          code,
+          workflow: "grandchild",
+          data: { reviewer: "reviewer" },
+        })),
+        { kind: "join", code: "joined", split: "split" },
+        { kind: "task", code: "close", assignees: [{ accounts: ["carol"] }] },
+        { kind: "end", code: "done" },
+      ],
+      edges: [
+        { from: "apply", to: "split" },
+        ...steps.flatMap((code) => [
+          { from: "split", to: code },
+          { from: code, to: "joined" },
+        ]),
+        { from: "joined", to: "close" },
+        { from: "close", to: "done" },
+      ],
+    },
+  };
+})();
+
 /** Starts itself as its sub-process: each level's form is handled at once, so it would nest for ever. */
 export const recursive = {
   graph: {

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { WorkflowRefusal } from "../../contracts/workflow-errors.ts";
+import { checkConsistency } from "../../workflow/consistency-check.ts";
 import { processesOf } from "../../workflow/inbox.ts";
 import type { ProcessActionInput } from "../../workflow/process-actions.ts";
+import { commandProcess } from "../../workflow/process-commands.ts";
 import {
   actOnProcessFor,
   handleTask,
@@ -13,11 +16,13 @@ import {
 import type { WorkflowCaller } from "../../workflow/workflow-caller.ts";
 import { testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
+import { waitForLockWaiter } from "../support/wait.ts";
 import {
   accountOf,
   child,
   countersign,
   DONE,
+  fanOutChildren,
   grading,
   grandchild,
   type Process,
@@ -91,6 +96,7 @@ for (const mode of await testModes()) {
         grandchild,
         child,
         parent,
+        fanOutChildren,
         grading,
         countersign,
         tracked,
@@ -223,6 +229,73 @@ for (const mode of await testModes()) {
       assert.deepEqual(statuses(await view(entry), "confirm"), [TODO]);
       await handle(tasksAt(process, "confirm")[0]!.id, "carol");
       assert.equal((await view(entry)).status, "done");
+    });
+
+    // The embedded database has one connection: no command can wait on another's lock there.
+    if (mode.name !== "embedded") {
+      it("ends a sub-process only once it holds its parent, so a kill of the parent meanwhile takes both", async () => {
+        const entry = await startAndApply("child", { reviewer: "bob" });
+        const top = await view(entry);
+        const deepest = await view(tasksAt(top, "inner")[0]!.sub!.id);
+        let handled: Promise<unknown> | undefined;
+        try {
+          await world.db.sql.begin(async (tx) => {
+            // The kill's first step: the parent is locked.
+            await tx`select from workflow_processes where id = ${top.id} for update`;
+            // Bob's handling ends the sub-process, which tells the parent: it waits for the parent.
+            handled = handle(tasksAt(deepest, "check")[0]!.id, "bob").catch((error: unknown) => error);
+            await waitForLockWaiter(world.db);
+            // Waiting, it holds nothing of the sub-process: the kill takes it next, as it would.
+            const free = await tx`
+              select from workflow_processes where id = ${deepest.id} for update skip locked`;
+            assert.equal(free.length, 1, "the handling waiting on the parent holds the sub-process");
+            await commandProcess(tx, world.tenantId(), false, { id: top.id }, () => ({
+              kind: "kill",
+              user: null,
+            }));
+          });
+        } finally {
+          await handled;
+        }
+        const outcome = await handled;
+        assert.ok(outcome instanceof WorkflowRefusal, String(outcome));
+        assert.equal(outcome.refusal, "PROCESS_ENDED");
+        assert.equal((await view(entry)).status, "killed");
+        assert.equal((await view(deepest.id)).status, "killed", "the kill reached the sub-process");
+        assert.deepEqual(await checkConsistency(world.db.sql, [top.id, deepest.id]), []);
+      });
+    }
+
+    it("keeps a kill of a parent racing the ends of its five sub-processes consistent, each answer a success or a clean refusal", async () => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const entry = await startAndApply("fanOutChildren", { reviewer: "bob" });
+        const top = await view(entry);
+        const subs = await Promise.all(
+          top.tasks.filter((task) => task.code.startsWith("sub")).map((task) => view(task.sub!.id)),
+        );
+        assert.equal(subs.length, 5);
+        const [kill, ...handlings] = await Promise.allSettled([
+          act(entry, { action: "kill" }),
+          ...subs.map((sub) => handle(tasksAt(sub, "check")[0]!.id, "bob")),
+        ]);
+        assert.equal(
+          kill!.status,
+          "fulfilled",
+          `the kill always succeeds: ${"reason" in kill! && kill.reason}`,
+        );
+        for (const [i, handling] of handlings.entries()) {
+          const sub = await view(subs[i]!.id);
+          if (handling.status === "fulfilled") {
+            assert.equal(sub.status, "done");
+          } else {
+            assert.ok(handling.reason instanceof WorkflowRefusal, String(handling.reason));
+            assert.equal(handling.reason.refusal, "PROCESS_ENDED");
+            assert.equal(sub.status, "killed", "the parent's kill reached its sub-process");
+          }
+        }
+        assert.equal((await view(entry)).status, "killed");
+        assert.deepEqual(await checkConsistency(world.db.sql, [top.id, ...subs.map((sub) => sub.id)]), []);
+      }
     });
 
     it("forks a branch per row, addresses one with splitPath, and joins once when all are done", async () => {

@@ -16,7 +16,7 @@ import { commandProcess, handleTask, startProcess, submitTask } from "../../work
 import { lockProcess, readProcess } from "../../workflow/process-store.ts";
 import { migratedDatabase, testModes } from "../support/platform.ts";
 import { after, before, describe, it } from "../support/skippable-suites.ts";
-import { waitFor } from "../support/wait.ts";
+import { waitForLockWaiter } from "../support/wait.ts";
 
 const leaveRequest = workflowDefinitionSchema.parse(
   JSON.parse(await readFile(new URL("../../examples/leave-request.workflow.json", import.meta.url), "utf8")),
@@ -60,20 +60,6 @@ function assertOneHandledOthersRefused(outcomes: PromiseSettledResult<unknown>[]
       assert.equal(outcome.reason.refusal, "TASK_ALREADY_HANDLED");
     }
   }
-}
-
-/** Waits until a statement of this database waits on a lock. */
-function waitForLockWaiter(db: Database): Promise<void> {
-  return waitFor(
-    async () => {
-      const [row] = await db.sql<{ n: number }[]>`
-        select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock'`;
-      return row!.n > 0;
-    },
-    5000,
-    "a statement waiting on the lock",
-  );
 }
 
 for (const mode of await testModes()) {
