@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Env, Hono } from "hono";
 import { ErrorCode, localizedError, PlatformError } from "../contracts/errors.ts";
 import { issueField, type ValidationIssue } from "../contracts/validation-issue.ts";
+import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import type { WorkflowDeps } from "../workflow/workflow-deps.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import { asPlatformError, errorMapping, errorResponse } from "./error-envelope.ts";
@@ -132,7 +133,8 @@ export function createGateway(deps: GatewayDeps) {
       // A dependency out of reach: one line per request, without a stack, for as long as it lasts.
       const cause = platformError.cause instanceof Error ? platformError.cause.message : undefined;
       deps.log.warn({ ...context, reason: cause ?? platformError.message }, "request failed");
-    } else if (status >= 500) {
+    } else if (status >= 500 && !(platformError instanceof WorkflowRefusal)) {
+      // A workflow refusal is the caller's request not fitting the flow, whatever its errno's kind.
       deps.log.error({ ...context, err: platformError.cause ?? error }, "request failed");
     }
     return errorResponse(c, platformError);
