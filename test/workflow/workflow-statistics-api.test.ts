@@ -62,7 +62,7 @@ for (const mode of await testModes()) {
     }
     type Started = Awaited<ReturnType<typeof start>>;
 
-    /** Moves the process's events (its end and handled form to `ended`) and its form's assignment to known times. */
+    /** Moves the process's events and its form's times (its end and handled form to `ended`) to known times. */
     async function backdate(process: Started, started: Date, ended?: Date) {
       const [row] = await sql<
         { id: string }[]
@@ -74,6 +74,10 @@ for (const mode of await testModes()) {
                   where process_id = ${row!.id} and type in ('process.ended', 'todo.done')`;
       }
       await sql`update workflow_tasks set assigned_at = ${started} where process_id = ${row!.id}`;
+      if (ended) {
+        await sql`update workflow_tasks set handled_at = ${ended}
+                  where process_id = ${row!.id} and handled_at is not null`;
+      }
     }
 
     const complete = (process: Started) =>

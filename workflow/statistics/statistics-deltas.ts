@@ -72,14 +72,23 @@ export const COUNTED_EVENTS = new Set([
   "todo.done",
 ]);
 
+/**
+ * A to-do's times as its task row has them, both from the clock of the gateway that ran the
+ * command; `handledAt` is null once a handling was taken back.
+ */
+export interface TodoTimes {
+  assignedAt: Date;
+  handledAt: Date | null;
+}
+
 /** What the batch's events need from the database, read once for the whole batch. */
 export interface BatchFacts {
   /** The processes already counted, by id; a batch's changes are made to these objects. */
   counted: Map<string, CountedProcess>;
   /** The app of each process the batch starts. */
   appOfProcess: ReadonlyMap<string, string>;
-  /** When each to-do the batch handles became a to-do. */
-  assignedAt: ReadonlyMap<string, Date>;
+  /** When each to-do the batch handles became one, and when its task row says it was handled. */
+  todoTimes: ReadonlyMap<string, TodoTimes>;
   /** The time zone of each tenant whose statistics are on. */
   timeZones: ReadonlyMap<string, string>;
 }
@@ -153,13 +162,16 @@ export function statisticsDeltas(
         break;
       }
       case "todo.done": {
-        const assignedAt = event.taskId ? facts.assignedAt.get(event.taskId) : undefined;
-        if (!process || !assignedAt || process.historyTodos?.includes(event.taskId!)) break;
+        const times = event.taskId ? facts.todoTimes.get(event.taskId) : undefined;
+        if (!process || !times || process.historyTodos?.includes(event.taskId!)) break;
         const delta = bucket(process.tenantId, process.test, process.appId, hourOfEvent());
         delta.todoHandled++;
+        // The wait by one clock, the task row's; the event's (the database's) only when the row no
+        // longer holds the handling.
+        const handledAt = times.handledAt ?? event.createdAt;
         delta.todoWaitSeconds += Math.max(
           0,
-          Math.round((event.createdAt.getTime() - assignedAt.getTime()) / 1000),
+          Math.round((handledAt.getTime() - times.assignedAt.getTime()) / 1000),
         );
         break;
       }

@@ -76,7 +76,7 @@ export async function countHistoryBatch(
     const { processes, hours } = statisticsDeltas(events, {
       counted: known,
       appOfProcess,
-      assignedAt: new Map(todos.map((todo) => [todo.taskId, todo.assignedAt])),
+      todoTimes: new Map(todos.map((todo) => [todo.taskId, todo])),
       timeZones,
     });
     for (const process of processes) {

@@ -1,6 +1,6 @@
 import type postgres from "postgres";
 import type { Queryable } from "../../runtime/database.ts";
-import type { CountedProcess, HourDelta } from "./statistics-deltas.ts";
+import type { CountedProcess, HourDelta, TodoTimes } from "./statistics-deltas.ts";
 
 /** The counted processes among `processIds`. */
 export async function countedProcesses(
@@ -26,15 +26,13 @@ export async function appsOfProcesses(
   return new Map(rows.map((row) => [row.id, row.appId]));
 }
 
-/** When each of the tasks became a to-do. */
-export async function assignmentTimes(
-  sql: Queryable,
-  taskIds: readonly string[],
-): Promise<Map<string, Date>> {
+/** When each of the tasks became a to-do, and when it was handled. */
+export async function todoTimes(sql: Queryable, taskIds: readonly string[]): Promise<Map<string, TodoTimes>> {
   if (taskIds.length === 0) return new Map();
-  const rows = await sql<{ id: string; assignedAt: Date }[]>`
-    select id, assigned_at as "assignedAt" from workflow_tasks where id = any(${taskIds as string[]}::uuid[])`;
-  return new Map(rows.map((row) => [row.id, row.assignedAt]));
+  const rows = await sql<({ id: string } & TodoTimes)[]>`
+    select id, assigned_at as "assignedAt", handled_at as "handledAt"
+    from workflow_tasks where id = any(${taskIds as string[]}::uuid[])`;
+  return new Map(rows.map(({ id, ...times }) => [id, times]));
 }
 
 /** Writes the batch's new and changed counted processes in one statement. */

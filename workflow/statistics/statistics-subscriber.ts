@@ -4,10 +4,10 @@ import { COUNTED_EVENTS, statisticsDeltas } from "./statistics-deltas.ts";
 import {
   addToHours,
   appsOfProcesses,
-  assignmentTimes,
   countedProcesses,
   saveCountedProcesses,
   takeTurnCounting,
+  todoTimes,
 } from "./statistics-store.ts";
 
 /**
@@ -31,15 +31,15 @@ export const workflowStatisticsSubscriber: OutboxSubscriber = {
     const handled = counted.flatMap((event) =>
       event.type === "todo.done" && event.taskId ? [event.taskId] : [],
     );
-    const [known, appOfProcess, assignedAt] = await Promise.all([
+    const [known, appOfProcess, times] = await Promise.all([
       countedProcesses(tx, processIds),
       appsOfProcesses(tx, [...new Set(started)]),
-      assignmentTimes(tx, [...new Set(handled)]),
+      todoTimes(tx, [...new Set(handled)]),
     ]);
     const { processes, hours } = statisticsDeltas(counted, {
       counted: known,
       appOfProcess,
-      assignedAt,
+      todoTimes: times,
       timeZones,
     });
     await saveCountedProcesses(tx, processes);
