@@ -295,6 +295,21 @@ export const bootstrapWorkflowVersionSchema = workflowVersionFieldsSchema.refine
   ONE_DEFINITION_MESSAGE,
 );
 
+/**
+ * A version deployed through the admin API or the console: as the bootstrap file's, except that an
+ * `online` or `beta` left out changes nothing (a new version starts off line, one deployed before
+ * keeps its state), where the file says how each version is.
+ */
+export const deployedVersionFieldsSchema = workflowVersionFieldsSchema.extend({
+  online: z.boolean().optional(),
+  beta: z.boolean().optional(),
+});
+export type DeployedVersionFields = z.infer<typeof deployedVersionFieldsSchema>;
+export const deployedVersionSchema = deployedVersionFieldsSchema.refine(
+  hasOneDefinition,
+  ONE_DEFINITION_MESSAGE,
+);
+
 /** A position as a grant names it: `dept:post`, `*` for any department or post. */
 const grantPositionSchema = z
   .string()
@@ -410,5 +425,10 @@ export type BootstrapPosition = z.infer<typeof bootstrapPositionSchema>;
 export type BootstrapSeal = z.infer<typeof bootstrapSealSchema>;
 export type BootstrapChannel = z.infer<typeof bootstrapChannelSchema>;
 export type BootstrapWorkflow = z.infer<typeof bootstrapWorkflowSchema>;
+
+/** The app's fields a deployment may carry beside its version (`app`): those it changes. */
+export const deployedAppFieldsSchema = bootstrapWorkflowSchema
+  .omit({ tenant: true, code: true, versions: true })
+  .partial();
 export type GranteeList = z.infer<typeof granteeListSchema>;
 export type BootstrapTenantAdministrators = z.infer<typeof bootstrapTenantAdministratorsSchema>;

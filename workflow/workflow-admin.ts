@@ -1,4 +1,4 @@
-import type { BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import type { BootstrapWorkflow, DeployedVersionFields } from "../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../contracts/errors.ts";
 import { type Tenant, tenantByDomain } from "../identity/tenants.ts";
 import { type Database, type Queryable, transaction } from "../runtime/database.ts";
@@ -36,7 +36,7 @@ export async function deployTenantWorkflow(
   domain: string,
   code: string,
   fields: Partial<Omit<BootstrapWorkflow, "tenant" | "code" | "versions">> | undefined,
-  version: BootstrapWorkflow["versions"][number],
+  version: DeployedVersionFields,
 ): Promise<{ app: WorkflowApp; version: DeployedVersion }> {
   const tenant = await tenantNamed(db.sql, domain);
   const deployed = await transaction(db.sql, async (tx) => {

@@ -1,4 +1,4 @@
-import type { Bootstrap, BootstrapWorkflow } from "../contracts/bootstrap.ts";
+import type { Bootstrap, BootstrapWorkflow, DeployedVersionFields } from "../contracts/bootstrap.ts";
 import { PlatformError } from "../contracts/errors.ts";
 import { WorkflowRefusal } from "../contracts/workflow-errors.ts";
 import { tenantIdOf } from "../identity/tenants.ts";
@@ -20,14 +20,15 @@ export interface DeployedVersion {
 
 /**
  * Creates or updates a workflow app and deploys its versions (a definition deployed before is the
- * same version again), each put on or off line for formal and test data as the entry says; the
+ * same version again), each put on or off line for formal and test data as the entry says (left
+ * out: as it is); the
  * lists of administrators, guests and starters given replace those the entry gave before. Its tags
  * are held to the tenant's tags, when the tenant keeps any.
  */
 export async function deployWorkflow(
   sql: Queryable,
   tenantId: string,
-  workflow: Omit<BootstrapWorkflow, "tenant">,
+  workflow: Omit<BootstrapWorkflow, "tenant" | "versions"> & { versions: DeployedVersionFields[] },
 ): Promise<{ app: WorkflowApp; versions: DeployedVersion[] }> {
   const { versions, administrators, guests, starters, ...fields } = workflow;
   if (fields.tags) await checkAppTags(sql, tenantId, fields.tags);
@@ -46,8 +47,8 @@ export async function deployWorkflow(
       : { definition: version.definition!, layout: null };
     const { version: row, created } = await deployVersion(sql, app.id, definition, version.name);
     if (layout) await keepVersionDiagram(sql, row.id, layout);
-    await setVersionOnline(sql, app.id, row.id, false, version.online);
-    await setVersionOnline(sql, app.id, row.id, true, version.beta);
+    if (version.online !== undefined) await setVersionOnline(sql, app.id, row.id, false, version.online);
+    if (version.beta !== undefined) await setVersionOnline(sql, app.id, row.id, true, version.beta);
     deployed.push({ id: row.id, number: row.number, created });
   }
   return { app, versions: deployed };

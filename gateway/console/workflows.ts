@@ -3,7 +3,9 @@ import { z } from "zod";
 import {
   BPMN_MAX_CHARS,
   bootstrapWorkflowSchema,
-  bootstrapWorkflowVersionSchema,
+  type DeployedVersionFields,
+  deployedAppFieldsSchema,
+  deployedVersionSchema,
 } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
 import {
@@ -49,12 +51,21 @@ const onlineSchema = appKeySchema.extend({
 
 /**
  * A deployment as a file holds it: a BPMN document, or JSON that is a definition (with its
- * `graph`) or a deployment's fields (with `definition` or `bpmn`).
+ * `graph`) or a deployment's fields (with `definition` or `bpmn`, and the app's fields as `app`).
+ * A box ticked in the form puts the version on line; one left empty leaves it as the file says,
+ * else as it is (off line when new).
  */
-function versionOfFile(text: string, fields: { online: boolean; beta: boolean; name: string | undefined }) {
-  const given = fields.name === undefined ? { online: fields.online, beta: fields.beta } : fields;
+function deploymentOfFile(
+  text: string,
+  form: { online: boolean; beta: boolean; name: string | undefined },
+): { version: DeployedVersionFields; app: z.infer<typeof deployedAppFieldsSchema> | undefined } {
+  const given = {
+    ...(form.online ? { online: true } : {}),
+    ...(form.beta ? { beta: true } : {}),
+    ...(form.name === undefined ? {} : { name: form.name }),
+  };
   if (text.trimStart().startsWith("<"))
-    return checked(bootstrapWorkflowVersionSchema, { ...given, bpmn: text });
+    return { version: checked(deployedVersionSchema, { ...given, bpmn: text }, "file"), app: undefined };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -65,8 +76,16 @@ function versionOfFile(text: string, fields: { online: boolean; beta: boolean; n
     );
   }
   const object = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : {};
-  const fromFile = "definition" in object || "bpmn" in object ? object : { definition: parsed };
-  return checked(bootstrapWorkflowVersionSchema, { ...fromFile, ...given }, "file");
+  if (!("definition" in object || "bpmn" in object))
+    return {
+      version: checked(deployedVersionSchema, { definition: parsed, ...given }, "file"),
+      app: undefined,
+    };
+  const { app, ...fields } = object as { app?: unknown };
+  return {
+    version: checked(deployedVersionSchema, { ...fields, ...given }, "file"),
+    app: app === undefined ? undefined : checked(deployedAppFieldsSchema, app, "file.app"),
+  };
 }
 
 /** A tenant's workflow apps and versions: deploying from a file, taking versions on and off line, diagrams. */
@@ -131,12 +150,12 @@ export function workflowPages(app: ConsoleApp, deps: GatewayUses<"db" | "log">) 
       try {
         if (!upload.file || upload.file.stored.length === 0)
           throw new PlatformError(ErrorCode.InvalidArgument, "file: choose a BPMN or JSON file");
-        const version = versionOfFile(upload.file.stored.toString("utf8"), {
+        const { version, app: fields } = deploymentOfFile(upload.file.stored.toString("utf8"), {
           online: field("online") === "true",
           beta: field("beta") === "true",
           name: field("name"),
         });
-        const deployed = await deployTenantWorkflow(deps.db, tenant, code, undefined, version);
+        const deployed = await deployTenantWorkflow(deps.db, tenant, code, fields, version);
         deps.log.info(
           { tenant, app: code, version: deployed.version.id },
           "workflow version deployed in the console",

@@ -1,6 +1,8 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   bootstrapWorkflowSchema,
+  deployedAppFieldsSchema,
+  deployedVersionFieldsSchema,
   hasOneDefinition,
   ONE_DEFINITION_MESSAGE,
   workflowVersionFieldsSchema,
@@ -10,23 +12,28 @@ import { deployTenantWorkflow, tenantWorkflowVersionBpmn } from "../../workflow/
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
 
-const appFieldsSchema = bootstrapWorkflowSchema.omit({ tenant: true, code: true, versions: true }).partial();
-const deploymentSchema = workflowVersionFieldsSchema
-  .extend({ app: appFieldsSchema.optional() })
+const deploymentSchema = deployedVersionFieldsSchema
+  .extend({ app: deployedAppFieldsSchema.optional() })
   .refine(hasOneDefinition, ONE_DEFINITION_MESSAGE)
   .openapi("WorkflowDeployment", {
     description:
-      "a version to deploy: its definition, as the JSON graph (`definition`) or a BPMN 2.0 document (`bpmn`), checked against every rule, a broken one answered 400 naming the node or BPMN element; whether it is online for formal (`online`) and test (`beta`) data; and the app's fields when the app is new or changes",
+      "a version to deploy: its definition, as the JSON graph (`definition`) or a BPMN 2.0 document (`bpmn`), checked against every rule, a broken one answered 400 naming the node or BPMN element; whether it is online for formal (`online`) and test (`beta`) data (left out: a new version is off line, one deployed before stays as it is); and the app's fields when the app is new or changes",
   });
 const bpmnDocumentSchema = z.string().openapi("BpmnDocument", {
   description: "a BPMN 2.0 document with the platform's extension (docs/bpmn.md)",
 });
 const flag = z.enum(["true", "false"]).optional();
 const xmlDeploymentQuery = z.object({
-  online: flag.openapi({ description: "with a BPMN body: online for formal data" }),
-  beta: flag.openapi({ description: "with a BPMN body: online for test data" }),
+  online: flag.openapi({
+    description: "with a BPMN body: online for formal data (left out: as it is, off line when new)",
+  }),
+  beta: flag.openapi({
+    description: "with a BPMN body: online for test data (left out: as it is, off line when new)",
+  }),
   name: workflowVersionFieldsSchema.shape.name,
 });
+/** A query flag as the deployment takes it: left out stays left out. */
+const flagValue = (flag: "true" | "false" | undefined) => (flag === undefined ? undefined : flag === "true");
 const XML_TYPES = /^(application|text)\/xml\b/i;
 const JSON_TYPE = /^application\/json\b/i;
 const deployedSchema = z
@@ -74,8 +81,8 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
       if (XML_TYPES.test(type)) {
         body = {
           bpmn: await c.req.text(),
-          online: query.online === "true",
-          beta: query.beta === "true",
+          online: flagValue(query.online),
+          beta: flagValue(query.beta),
           name: query.name,
         };
       } else if (JSON_TYPE.test(type)) {

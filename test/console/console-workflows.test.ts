@@ -103,12 +103,42 @@ for (const mode of await testModes()) {
       assert.match(text, /<code>drawn<\/code>/);
       text = await deploy("drawn", JSON.stringify(definition), "drawn.json");
       assert.deepEqual(flash(text), ["done", "That definition is version 1 of drawn already."]);
+      const drawn = async () =>
+        world.sql<{ number: number; online: boolean; name: string }[]>`
+          select v.number, v.online_formal as online, a.name from workflow_versions v
+          join workflow_apps a on a.id = v.app_id where a.code = 'drawn' order by v.number`;
+      assert.deepEqual(
+        (await drawn()).map((v) => v.online),
+        [true],
+        "the boxes left empty leave the version as it is",
+      );
       text = await deploy(
         "drawn",
         JSON.stringify({ definition: reviewDefinition(["dana"], "check") }),
         "v2.json",
       );
       assert.deepEqual(flash(text), ["done", "Version 2 of drawn is deployed."]);
+      // The admin API's deployment body, as the README shows it, with the app's fields.
+      text = await deploy(
+        "drawn",
+        JSON.stringify({
+          definition: reviewDefinition(["erin"], "check"),
+          online: true,
+          app: { name: "Drawn" },
+        }),
+        "v3.json",
+      );
+      assert.deepEqual(flash(text), ["done", "Version 3 of drawn is deployed."]);
+      const versions = await drawn();
+      assert.deepEqual(
+        versions.map((v) => [v.number, v.online]),
+        [
+          [1, true],
+          [2, false],
+          [3, true],
+        ],
+      );
+      assert.equal(versions[0]!.name, "Drawn");
     });
 
     it("refuses a file the engine cannot run, naming the element, and a file that is neither", async () => {

@@ -162,6 +162,13 @@ for (const mode of await testModes()) {
       await runs("leave");
       const again = await deployed(await deployXml("leave", leave()));
       assert.deepEqual(again, { ...first, created: false });
+      // Deployed again without saying whether it is online, the version stays as it is.
+      const quiet = await deployed(await deployXml("leave", leave(), ""));
+      assert.deepEqual(quiet, { ...first, created: false });
+      await runs("leave");
+      assert.equal((await deployXml("leave", leave(), "online=false")).status, 200);
+      const stopped = await api.call("PUT", "/process", tokens.alice!, { code: "leave" });
+      assert.equal(stopped.body.ecode, "APP_NOT_STARTABLE", "online=false takes it off line");
     });
 
     it("deploys a bpmn field of a JSON body", async () => {
