@@ -38,6 +38,18 @@ export interface FieldDefinition {
   fields?: FieldDefinition[];
 }
 
+/**
+ * How deep list fields may nest in a form: far beyond what a form shows, and shallow enough that a
+ * definition stays within the JSON nesting every body is held to (`JSON_MAX_DEPTH`), also inside the
+ * bootstrap document that exports it.
+ */
+export const FIELD_NESTING_MAX = 8;
+
+/** The deepest nesting of list fields: 1 for fields without lists. */
+export function fieldNesting(fields: readonly FieldDefinition[]): number {
+  return fields.reduce((deepest, field) => Math.max(deepest, 1 + fieldNesting(field.fields ?? [])), 0);
+}
+
 // Named, so that documents generated from it (JSON Schema, OpenAPI) refer to it rather than recurse for ever.
 export const fieldSchema: z.ZodType<FieldDefinition> = z
   .lazy(() =>
@@ -207,6 +219,10 @@ export const workflowDefinitionSchema = z
     schema: z
       .object({ fields: z.array(fieldSchema).max(500).default([]) })
       .strict()
+      .refine((schema) => fieldNesting(schema.fields) <= FIELD_NESTING_MAX, {
+        message: `list fields nest at most ${FIELD_NESTING_MAX} deep`,
+        path: ["fields"],
+      })
       .default({ fields: [] }),
     graph: z
       .object({

@@ -8,6 +8,7 @@ import {
   workflowVersionFieldsSchema,
 } from "../../contracts/bootstrap.ts";
 import { ErrorCode, PlatformError } from "../../contracts/errors.ts";
+import { firstIssueMessage } from "../../contracts/validation-issue.ts";
 import { deployTenantWorkflow, tenantWorkflowVersionBpmn } from "../../workflow/workflow-admin.ts";
 import type { GatewayEnv, GatewayUses } from "../gateway-env.ts";
 import { serve } from "../operation.ts";
@@ -34,7 +35,8 @@ const xmlDeploymentQuery = z.object({
 });
 /** A query flag as the deployment takes it: left out stays left out. */
 const flagValue = (flag: "true" | "false" | undefined) => (flag === undefined ? undefined : flag === "true");
-const XML_TYPES = /^(application|text)\/xml\b/i;
+/** XML media types a BPMN document comes as: modelers and tools send any of these. */
+const XML_TYPES = /^(application\/(bpmn\+)?xml|text\/xml)\b/i;
 const JSON_TYPE = /^application\/json\b/i;
 const deployedSchema = z
   .object({ app: z.uuid(), version: z.uuid(), number: z.number().int(), created: z.boolean() })
@@ -59,6 +61,8 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
         content: {
           "application/json": { schema: deploymentSchema },
           "application/xml": { schema: bpmnDocumentSchema },
+          "text/xml": { schema: bpmnDocumentSchema },
+          "application/bpmn+xml": { schema: bpmnDocumentSchema },
         },
         // Checked by the handler: a JSON body by its schema, an XML one by the BPMN import.
         required: false,
@@ -79,12 +83,16 @@ export function workflowAdminRoutes(deps: GatewayUses<"db">) {
       const type = c.req.header("content-type") ?? "";
       let body: unknown;
       if (XML_TYPES.test(type)) {
-        body = {
+        // Held to the JSON body's rules: an empty document or one too long is refused naming `bpmn`.
+        const parsed = deploymentSchema.safeParse({
           bpmn: await c.req.text(),
           online: flagValue(query.online),
           beta: flagValue(query.beta),
           name: query.name,
-        };
+        });
+        if (!parsed.success)
+          throw new PlatformError(ErrorCode.InvalidArgument, firstIssueMessage(parsed.error.issues));
+        body = parsed.data;
       } else if (JSON_TYPE.test(type)) {
         body = c.req.valid("json");
       } else {

@@ -171,6 +171,17 @@ for (const mode of await testModes()) {
       assert.equal(stopped.body.ecode, "APP_NOT_STARTABLE", "online=false takes it off line");
     });
 
+    it("takes the XML media types modelers send", async () => {
+      for (const type of ["text/xml", "application/bpmn+xml; charset=utf-8"]) {
+        const answer = await fetch(`${versions("typed-xml")}?online=true`, {
+          method: "PUT",
+          headers: { ...admin, "content-type": type },
+          body: leave(),
+        });
+        assert.equal(answer.status, 200, `${type}: ${await answer.text()}`);
+      }
+    });
+
     it("deploys a bpmn field of a JSON body", async () => {
       const answer = await api.deploy("example.edu", "leave-json-body", {
         bpmn: leave(),
@@ -196,6 +207,10 @@ for (const mode of await testModes()) {
       assert.match(text, /Activity_script/);
       const broken = await deployXml("refused", "<bpmn:definitions");
       assert.equal(broken.status, 400, await broken.text());
+      const empty = await deployXml("refused", "");
+      const emptyText = await empty.text();
+      assert.equal(empty.status, 400, emptyText);
+      assert.match(emptyText, /bpmn/);
       const later = await deployed(await deployXml("refused", leave()));
       assert.deepEqual([later.number, later.created], [1, true], "nothing was deployed before");
     });

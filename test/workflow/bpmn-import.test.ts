@@ -120,6 +120,38 @@ describe("BPMN import", () => {
     assert.match(message, /Flow_long \(bpmn:SequenceFlow\): its condition does not parse/);
   });
 
+  it("refuses list fields nested deeper than a definition holds, however deep, naming the field", async () => {
+    const nested = (depth: number) =>
+      Array.from({ length: depth }, (_, i) => `<op:field name="level${depth - i}" type="list">`).join("") +
+      '<op:field name="leaf" type="text" />' +
+      "</op:field>".repeat(depth);
+    const deep = (depth: number) =>
+      camunda.replace(
+        '<op:field name="reviewers" type="users" />',
+        `<op:field name="reviewers" type="users" />${nested(depth)}`,
+      );
+    // Eight lists deep is a definition's most; the nesting a document may hold goes far beyond.
+    assert.equal(
+      (await importBpmn(deep(7))).definition.schema.fields.length,
+      3,
+      "seven lists and their leaf are eight levels",
+    );
+    for (const depth of [8, 20_000])
+      assert.match(await refusal(deep(depth)), /field level\d+: list fields nest at most 8 deep/);
+    // The same rule for a definition given as JSON.
+    const listOf = (depth: number): object =>
+      depth === 0
+        ? { name: "leaf", type: "text" }
+        : { name: `level${depth}`, type: "list", fields: [listOf(depth - 1)] };
+    const json = (depth: number) =>
+      deployableDefinitionSchema.safeParse({
+        ...equivalent,
+        schema: { fields: [...equivalent.schema.fields, listOf(depth)] },
+      });
+    assert.equal(json(7).success, true);
+    assert.match(JSON.stringify(json(8).error?.issues), /list fields nest at most 8 deep/);
+  });
+
   it("refuses a document type declaration before parsing", async () => {
     const bomb = camunda.replace(
       '<?xml version="1.0" encoding="UTF-8"?>',

@@ -1,5 +1,10 @@
-import type { Assignee, FieldDefinition, WorkflowAction } from "../../contracts/workflow-definition.ts";
-import { extensionsOf, type ModdleElement, many } from "./bpmn-document.ts";
+import {
+  type Assignee,
+  FIELD_NESTING_MAX,
+  type FieldDefinition,
+  type WorkflowAction,
+} from "../../contracts/workflow-definition.ts";
+import { bpmnRefusal, extensionsOf, type ModdleElement, many } from "./bpmn-document.ts";
 
 // What BPMN has no word for travels in the platform's extension elements (op:assignee, op:action,
 // op:field, ...); these read them into the graph's terms and write the graph's terms back.
@@ -50,15 +55,19 @@ export function writeAction(create: Create, action: WorkflowAction): ModdleEleme
   return create("op:Action", { actionId: id, ...rest });
 }
 
-export function readFields(items: readonly ModdleElement[]): FieldDefinition[] {
+/** The form's fields; nested deeper than a definition may hold them, refused before reading on. */
+export function readFields(items: readonly ModdleElement[], depth = 1): FieldDefinition[] {
   return items.map((item) => {
     const nested = many(item, "fields");
+    if (nested.length > 0 && depth >= FIELD_NESTING_MAX) {
+      throw bpmnRefusal(`field ${String(item.name)}: list fields nest at most ${FIELD_NESTING_MAX} deep`);
+    }
     return defined({
       name: item.name,
       type: item.type,
       label: item.label,
       required: item.required,
-      fields: nested.length > 0 || item.type === "list" ? readFields(nested) : undefined,
+      fields: nested.length > 0 || item.type === "list" ? readFields(nested, depth + 1) : undefined,
     }) as FieldDefinition;
   });
 }
