@@ -128,7 +128,7 @@ export async function readProcessOverview(
            (select count(*)::int from workflow_todo d where d.task_id = t.id) as "handlerCount"
          from workflow_tasks t where t.process_id = p.id and t.status in ('todo', 'waiting', 'subprocess')
          order by t.assigned_at, t.id limit ${bounds.openTasks}) o) as open,
-      (select coalesce(json_agg(x order by x.id desc), '[]') from (
+      (select coalesce(json_agg(x order by x.id::bigint desc), '[]') from (
          select w.id::text as id, w.created_at as "createdAt", w.category, w.level, w.description, wu.account
          from workflow_activities w left join users wu on wu.id = w.user_id
          where w.process_id = p.id order by w.id desc limit ${bounds.activities}) x) as activities,

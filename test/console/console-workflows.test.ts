@@ -323,6 +323,23 @@ for (const mode of await testModes()) {
       await bad.body?.cancel();
     });
 
+    it("lists a process's activities newest first, whatever the number of digits of their ids", async () => {
+      const { id } = await startReview(world.sql, "walter");
+      await world.sql`delete from workflow_activities where process_id = ${id}`;
+      // Ids on both sides of 10^8, which a comparison as text would put out of order.
+      await world.sql`
+        insert into workflow_activities (id, tenant_id, test, process_id, entry, app_id, category, level, description)
+        overriding system value
+        select 99999990 + n, p.tenant_id, p.test, p.id, p.entry, p.app_id, 'INSTANCE', 'INFO', 'step ' || n
+        from workflow_processes p, generate_series(1, 20) n where p.id = ${id}`;
+      const text = await html(`/console/workflows/processes/${id}`);
+      const shown = [...text.matchAll(/step (\d+)\b/g)].map((match) => Number(match[1]));
+      assert.deepEqual(
+        shown,
+        Array.from({ length: 20 }, (_, i) => 20 - i),
+      );
+    });
+
     it("shows a process of 1,000 activities with its newest 50 and their count", async () => {
       const { id } = await startReview(world.sql, "walter");
       await world.sql`
