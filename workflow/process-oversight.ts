@@ -88,8 +88,12 @@ export function reassignAsOperator(sql: Sql, processId: string, taskId: string, 
     if (!process) throw new WorkflowRefusal("PROCESS_NOT_FOUND", `no process ${processId}`);
     const named = [...new Set(accounts)];
     const users = await userIdsByCodes(tx, process.tenantId, named);
-    if (users.length !== named.length)
-      throw new WorkflowRefusal("USER_NOT_FOUND", "an account named is not an enabled user of the tenant");
+    if (users.length !== named.length) {
+      // Asked one by one only to name what is missing: an operator's form names a few accounts.
+      const found = await Promise.all(named.map((code) => userIdsByCodes(tx, process.tenantId, [code])));
+      const missing = named.filter((_, i) => found[i]!.length === 0);
+      throw new WorkflowRefusal("USER_NOT_FOUND", `not an enabled user of the tenant: ${missing.join(", ")}`);
+    }
     const { process: after } = await commandTask(tx, process.tenantId, process.test, taskId, {
       kind: "reassign",
       task: taskId,

@@ -280,8 +280,9 @@ for (const mode of await testModes()) {
       const text0 = await html(`/console/workflows/processes/${id}`);
       const task = /<tr data-task="([^"]+)">/.exec(text0)![1]!;
       const path = `/console/workflows/processes/${id}/reassign`;
-      let text = await post(path, { task, accounts: "nobody-here", confirm: "yes" });
+      let text = await post(path, { task, accounts: "fox, nobody-here", confirm: "yes" });
       assert.equal(flash(text)[0], "error");
+      assert.match(flash(text)[1]!, /not an enabled user of the tenant: nobody-here$/);
       text = await post(path, { task, accounts: "fox, walter", confirm: "yes" });
       assert.deepEqual(flash(text), ["done", "The task is given to fox, walter."]);
       assert.match(text, /Fox Mulder \(fox\)/);
