@@ -210,12 +210,20 @@ for (const mode of await testModes()) {
         assert.equal(asset.status, 200, name);
         assert.match(asset.headers.get("content-type")!, new RegExp(type));
         await asset.body?.cancel();
+        // Kept by the browser and asked for again only to learn it has not changed.
+        assert.equal(asset.headers.get("cache-control"), "private, no-cache", name);
+        const again = await fetch(at(`/console/static/${name}`), {
+          headers: { cookie: world.cookie, "if-none-match": asset.headers.get("etag")! },
+        });
+        assert.equal(again.status, 304, name);
+        await again.body?.cancel();
       }
       const missing = await page("/console/static/secret.js");
       assert.equal(missing.status, 404);
       await missing.body?.cancel();
       const other = await page("/console/tenants");
       assert.doesNotMatch(other.headers.get("content-security-policy")!, /script-src/);
+      assert.equal(other.headers.get("cache-control"), "no-store", "pages are never kept");
       await other.body?.cancel();
     });
 
