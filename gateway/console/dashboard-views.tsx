@@ -1,16 +1,8 @@
 import type { QueueStats } from "../../contracts/broker.ts";
-import { Layout, type PageSession } from "./layout.tsx";
+import { Layout, type PageSession, SECTIONS } from "./layout.tsx";
 
-const PLACES = [
-  ["/console/tenants", "Tenants", "the tenants and their settings"],
-  ["/console/applications", "Applications", "approve scopes and grants, disable, give a new secret"],
-  ["/console/users", "Users", "a tenant's accounts: find, disable, enable"],
-  ["/console/seals", "Seals", "see, upload and withdraw seals"],
-  ["/console/channels", "Channels", "edit a notification channel, send a test message"],
-  ["/console/feeds", "Feeds", "a tenant's enterprise feed: settings, runs, a run now"],
-  ["/console/queues", "Queues", "depth, consumers, dead letters: replay or purge"],
-  ["/console/notifications", "Notifications", "a notification's delivery tasks"],
-] as const;
+/** Every section but the dashboard itself. */
+const PLACES = SECTIONS.slice(1);
 
 /** The first page: where to go, and whether any queue holds dead letters. */
 export function dashboardView(props: {

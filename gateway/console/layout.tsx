@@ -7,20 +7,20 @@ export interface PageSession {
   flash?: Flash | undefined;
 }
 
-/** The console's sections, in the order of its navigation. */
-const SECTIONS = [
-  ["/console", "Dashboard"],
-  ["/console/tenants", "Tenants"],
-  ["/console/applications", "Applications"],
-  ["/console/users", "Users"],
-  ["/console/access", "Access"],
-  ["/console/seals", "Seals"],
-  ["/console/channels", "Channels"],
-  ["/console/feeds", "Feeds"],
-  ["/console/queues", "Queues"],
-  ["/console/callbacks", "Callbacks"],
-  ["/console/notifications", "Notifications"],
-  ["/console/workflows", "Workflows"],
+/** The console's sections, in the order of its navigation, with what each is for (the dashboard lists them). */
+export const SECTIONS = [
+  ["/console", "Dashboard", "where to go, and the queues holding dead letters"],
+  ["/console/tenants", "Tenants", "the tenants, their settings, tags, memberships and statistics"],
+  ["/console/applications", "Applications", "approve scopes and grants, disable, give a new secret"],
+  ["/console/users", "Users", "a tenant's accounts: find, disable, enable"],
+  ["/console/access", "Access", "tenant administrators and who may start each workflow app"],
+  ["/console/seals", "Seals", "see, upload and withdraw seals"],
+  ["/console/channels", "Channels", "edit a notification channel, send a test message"],
+  ["/console/feeds", "Feeds", "a tenant's enterprise feed: settings, runs, a run now"],
+  ["/console/queues", "Queues", "depth, consumers, dead letters: replay or purge; the outbox relay's lag"],
+  ["/console/callbacks", "Callbacks", "callbacks that never got through: see, replay"],
+  ["/console/notifications", "Notifications", "a notification's delivery tasks"],
+  ["/console/workflows", "Workflows", "apps and versions, diagrams, processes, stuck to-dos"],
 ] as const;
 
 export type Section = (typeof SECTIONS)[number][0];

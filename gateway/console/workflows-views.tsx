@@ -106,7 +106,7 @@ export function workflowsView(props: {
                   {app.name} <code>{app.code}</code>
                 </h2>
                 <p class="muted">
-                  {versions[0]?.versionCount ?? 0} versions
+                  {versions[0]?.versionCount ?? 0} {versions[0]?.versionCount === 1 ? "version" : "versions"}
                   {versions.length < (versions[0]?.versionCount ?? 0)
                     ? `, the newest ${versions.length} shown`
                     : ""}

@@ -154,6 +154,11 @@ describe("the operator console in a browser", {
 
     await signIn();
     assert.equal(await page.textContent("h1"), "Dashboard");
+    // The dashboard names every section the navigation has.
+    const places = await page.$$eval("ul.places a", (links) => links.map((link) => link.textContent));
+    const sections = await page.$$eval("nav a", (links) => links.map((link) => link.textContent));
+    assert.deepEqual(places, sections.slice(1));
+    assert.ok(places.includes("Workflows"));
     const cookie = await sessionCookie();
     assert.ok(cookie);
     assert.equal(cookie.httpOnly, true);
