@@ -179,7 +179,9 @@ export function workflowsView(props: {
           <p class="muted">
             A BPMN 2.0 document with the platform's extension, or the JSON graph (a definition, or a
             deployment with its <code>definition</code> or <code>bpmn</code>), of at most {props.maxBytes}{" "}
-            bytes. The app is made when new; the same definition again is the same version.
+            bytes. The app is made when new; the same definition again is the same version. A box ticked puts
+            the version on line; left empty, a new version starts off line and one deployed before stays as it
+            is.
           </p>
           <form
             method="post"

@@ -75,7 +75,7 @@ for (const mode of await testModes()) {
       await startReview(world.sql, "walter");
       const text = await html(`/console/workflows?tenant=${TENANT}`);
       assert.match(text, /Review <code>reviews<\/code>/);
-      assert.match(text, /1 versions/);
+      assert.match(text, /1 version ·/);
       const row = /<tr data-version="[^"]+">([\s\S]*?)<\/tr>/.exec(text)![1]!;
       assert.match(row, /<strong class="flag">online<\/strong>[\s\S]*Take off line/);
       assert.match(row, /<span class="muted">offline<\/span>[\s\S]*Put on line/);

@@ -152,6 +152,16 @@ describe("BPMN import", () => {
     assert.match(JSON.stringify(json(8).error?.issues), /list fields nest at most 8 deep/);
   });
 
+  it("names the element and its property a rule refuses", async () => {
+    const message = await refusal(
+      camunda.replace(
+        '<bpmn:userTask id="Activity_head" name="Head" camunda:assignee="ignored">',
+        '<bpmn:userTask id="Activity_head" name="Head" op:expiresInSeconds="-5">',
+      ),
+    );
+    assert.match(message, /^bpmn: element Activity_head, expiresInSeconds: /);
+  });
+
   it("refuses a document type declaration before parsing", async () => {
     const bomb = camunda.replace(
       '<?xml version="1.0" encoding="UTF-8"?>',

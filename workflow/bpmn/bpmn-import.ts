@@ -72,7 +72,11 @@ export async function importBpmn(xml: string): Promise<ImportedBpmn> {
     const issue = parsed.error.issues[0]!;
     const [section, list, index] = issue.path;
     const node = section === "graph" && list === "nodes" ? nodes[index as number]?.code : undefined;
-    const where = node ? `element ${node}` : issue.path.join(".") || "the process";
+    // The element, and the property of it the rule is about (`expiresInSeconds`, `assignees`...).
+    const property = issue.path.slice(3).join(".");
+    const where = node
+      ? `element ${node}${property ? `, ${property}` : ""}`
+      : issue.path.join(".") || "the process";
     throw bpmnRefusal(`${where}: ${issue.message}`);
   }
   const layout = layoutFromDiagram(
