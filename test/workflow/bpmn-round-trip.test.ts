@@ -36,6 +36,22 @@ describe("BPMN round trip", () => {
     }
   });
 
+  it("draws an exclusive gateway with its marker", async () => {
+    const file = (await readdir("examples")).find((name) => name.endsWith(".workflow.json"))!;
+    const example = JSON.parse(await readFile(`examples/${file}`, "utf8"));
+    const definition = deployableDefinitionSchema.parse(example.definition ?? example);
+    const exclusive = definition.graph.nodes.filter((node) => node.kind === "exclusive");
+    assert.ok(exclusive.length > 0, "the example has an exclusive gateway");
+    const xml = await exportBpmn(definition, null, "flow");
+    for (const node of exclusive)
+      assert.match(
+        xml,
+        new RegExp(
+          `<bpmndi:BPMNShape id="${node.code}_di" bpmnElement="${node.code}" isMarkerVisible="true"`,
+        ),
+      );
+  });
+
   it("exports an app whose code is also one of its steps' codes", async () => {
     const file = (await readdir("examples")).find((name) => name.endsWith(".workflow.json"))!;
     const example = JSON.parse(await readFile(`examples/${file}`, "utf8"));

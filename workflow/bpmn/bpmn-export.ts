@@ -168,6 +168,8 @@ function diagramOf(
     return create("bpmndi:BPMNShape", {
       id: `${code}_di`,
       bpmnElement: element,
+      // Without it, viewers draw an exclusive gateway as an empty diamond.
+      ...(element.$type === "bpmn:ExclusiveGateway" ? { isMarkerVisible: true } : {}),
       bounds: create("dc:Bounds", bounds),
       ...labelOf(label),
     });
