@@ -1,13 +1,13 @@
 import { readFile, writeFile } from "node:fs/promises";
 
 /**
- * Run by `npm install` and `npm ci` (the `postinstall` script): corrects postgres.js's connection
- * queue in place, in its ES module and CommonJS copies. Each correction names the text it replaces;
- * a file that holds neither that text nor the correction (another version of the client) is left
- * as it is, with a warning, and test/platform/database-client-queue.test.ts then fails, so that an
- * upgrade is checked before it lands.
+ * Run by `npm install` and `npm ci` (the `postinstall` script): corrects postgres.js 3.4.9 in place,
+ * in its ES module and CommonJS copies. Each correction names the text it replaces; a file that
+ * holds neither that text nor the correction (another version of the client) is left as it is,
+ * with a warning, and test/platform/database-client-queue.test.ts then fails, so that an upgrade
+ * is checked before it lands.
  *
- * The queue keeps a connection pool's busy connections in an array that `shift` leaves a hole in
+ * The connection queue. The queue keeps a connection pool's busy connections in an array that `shift` leaves a hole in
  * and that empties only when `shift` takes its last element. While every connection is busy, the
  * pool sends each new query to the next busy connection (`shift`, then `push`), so the array grows
  * by one element a query for as long as the load lasts, and `remove`, run each time a connection
@@ -17,9 +17,14 @@ import { readFile, writeFile } from "node:fs/promises";
  * the first element still queued, and `shift` drops the holes once they are half the array; the
  * rate stays at 80,000.
  */
+interface Correction {
+  original: string;
+  corrected: string;
+}
+
 const QUEUE_FILES = ["node_modules/postgres/src/queue.js", "node_modules/postgres/cjs/src/queue.js"];
 
-const QUEUE_CORRECTIONS: readonly { original: string; corrected: string }[] = [
+const QUEUE_CORRECTIONS: readonly Correction[] = [
   {
     original: `const index = xs.indexOf(x)
       return index === -1
@@ -43,14 +48,46 @@ const QUEUE_CORRECTIONS: readonly { original: string; corrected: string }[] = [
   },
 ];
 
-async function correct(file: string): Promise<string> {
+/**
+ * The connection's deferred write. A write of less than 1 KB waits for the end of the loop's turn
+ * (`setImmediate(nextWrite)`); when the connection closed meanwhile (Postgres restarted, the
+ * backend ended), `nextWrite` wrote to the socket `closed()` had set to null, and its TypeError,
+ * thrown from the immediate, out of every caller's reach, ended the whole process
+ * (porsager/postgres#1154, #1176). It happened to a worker relaying the outbox while Postgres
+ * restarted. Corrected: a write that finds no socket is dropped; `closed()` has already refused the
+ * queries the connection held, and the pool reconnects for the next.
+ */
+const CONNECTION_FILES = [
+  "node_modules/postgres/src/connection.js",
+  "node_modules/postgres/cjs/src/connection.js",
+];
+
+const CONNECTION_CORRECTIONS: readonly Correction[] = [
+  {
+    original: `  function nextWrite(fn) {
+    const x = socket.write(chunk, fn)`,
+    corrected: `  function nextWrite(fn) {
+    if (!socket) {
+      chunk = nextWriteTimer = null
+      return false
+    }
+    const x = socket.write(chunk, fn)`,
+  },
+];
+
+async function correct(file: string, corrections: readonly Correction[]): Promise<string> {
   let text = await readFile(file, "utf8");
-  if (QUEUE_CORRECTIONS.every(({ corrected }) => text.includes(corrected))) return "already corrected";
-  if (!QUEUE_CORRECTIONS.every(({ original }) => text.includes(original)))
-    return "WARNING: not the queue this correction was written for; left unchanged";
-  for (const { original, corrected } of QUEUE_CORRECTIONS) text = text.replace(original, corrected);
+  if (corrections.every(({ corrected }) => text.includes(corrected))) return "already corrected";
+  if (!corrections.every(({ original }) => text.includes(original)))
+    return "WARNING: not the code this correction was written for; left unchanged";
+  for (const { original, corrected } of corrections) text = text.replace(original, corrected);
   await writeFile(file, text);
   return "corrected";
 }
 
-for (const file of QUEUE_FILES) console.log(`patch-dependencies: ${file}: ${await correct(file)}`);
+for (const [files, corrections] of [
+  [QUEUE_FILES, QUEUE_CORRECTIONS],
+  [CONNECTION_FILES, CONNECTION_CORRECTIONS],
+] as const) {
+  for (const file of files) console.log(`patch-dependencies: ${file}: ${await correct(file, corrections)}`);
+}
