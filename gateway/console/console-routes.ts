@@ -8,7 +8,7 @@ import { callbackPages } from "./callbacks.ts";
 import { channelPages } from "./channels.ts";
 import { type ConsoleEnv, consolePage, errorPage, pageSession, render } from "./console-page.ts";
 import { dashboardView } from "./dashboard-views.tsx";
-import { ASSET_PATH, diagramAssets } from "./diagram-assets.ts";
+import { diagramAssets } from "./diagram-assets.ts";
 import { feedPages } from "./feeds.ts";
 import { notificationPages } from "./notifications.ts";
 import { processPages } from "./processes.ts";
@@ -41,10 +41,12 @@ const WITH_SCRIPTS = `${SECURITY_HEADERS["Content-Security-Policy"]}; script-src
 
 const securityHeaders: MiddlewareHandler<ConsoleEnv> = async function securityHeaders(c, next) {
   await next();
-  // The console's own script and styles say how they are kept (see diagram-assets.ts); pages never are.
-  const kept = c.res.headers.get("cache-control");
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
-  if (kept && c.req.path.startsWith(ASSET_PATH)) c.res.headers.set("cache-control", kept);
+  // An answer that says how it is kept keeps that (the console's own script and styles, see
+  // diagram-assets.ts); pages say nothing, and are never kept.
+  const keeping = c.res.headers.has("cache-control");
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    if (name !== "Cache-Control" || !keeping) c.res.headers.set(name, value);
+  }
   if (c.get("scripts")) c.res.headers.set("Content-Security-Policy", WITH_SCRIPTS);
 };
 

@@ -68,7 +68,11 @@ export async function countHistoryBatch(
       workflowStatisticsSubscriber.name,
     );
     const todosOf = new Map<string, HandledTodo[]>();
-    for (const todo of todos) todosOf.set(todo.processId, [...(todosOf.get(todo.processId) ?? []), todo]);
+    for (const todo of todos) {
+      const ofProcess = todosOf.get(todo.processId);
+      if (ofProcess) ofProcess.push(todo);
+      else todosOf.set(todo.processId, [todo]);
+    }
     const events = rows.flatMap((row) =>
       eventsToNow(row, known.get(row.id)?.status, todosOf.get(row.id) ?? []),
     );
